@@ -1,0 +1,124 @@
+"""A small SQLite cache for chat responses and embeddings, shared by threads.
+
+A corrupt file is moved aside and rebuilt; a locked one is skipped for that call.
+Either way the caller gets a warning in the log, never an exception.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chat (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS embedding (key TEXT PRIMARY KEY, dim INTEGER NOT NULL, vector BLOB NOT NULL);
+"""
+
+
+def cache_key(*parts: Any) -> str:
+    """A stable hash of JSON-serialisable parts."""
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._open()
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = self._connect()
+        except sqlite3.DatabaseError as exc:
+            self._rebuild(exc)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(_SCHEMA)
+        conn.execute("SELECT count(*) FROM chat").fetchone()
+        return conn
+
+    def _rebuild(self, exc: Exception) -> None:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+        log.warning("response cache %s is unreadable (%s); moved it to %s and starting a new one",
+                    self.path, exc, aside.name)
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except sqlite3.Error:
+                pass
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(str(self.path) + suffix)
+            if p.exists():
+                p.replace(Path(str(aside) + suffix))
+        try:
+            self._conn = self._connect()
+        except sqlite3.Error as exc2:  # e.g. read-only folder: run without a cache
+            log.warning("response cache disabled: cannot create %s (%s)", self.path, exc2)
+            self._conn = None
+
+    def _run(self, sql: str, params: Iterable = (), many: bool = False) -> list | None:
+        with self._lock:
+            if self._conn is None:
+                return None
+            try:
+                if many:
+                    self._conn.executemany(sql, params)
+                    return []
+                return self._conn.execute(sql, tuple(params)).fetchall()
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    log.warning("response cache %s is locked; skipping it for this call", self.path)
+                    return None
+                self._rebuild(exc)
+            except sqlite3.DatabaseError as exc:
+                self._rebuild(exc)
+            return None
+
+    def get_chat(self, key: str) -> dict | None:
+        rows = self._run("SELECT value FROM chat WHERE key = ?", (key,))
+        if not rows:
+            return None
+        try:
+            return json.loads(rows[0][0])
+        except json.JSONDecodeError:
+            return None
+
+    def put_chat(self, key: str, value: dict) -> None:
+        self._run("INSERT OR REPLACE INTO chat (key, value, created) VALUES (?, ?, ?)",
+                  (key, json.dumps(value, ensure_ascii=False), time.time()))
+
+    def get_embeddings(self, keys: list[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), 500):  # SQLite's bound-parameter limit
+            chunk = keys[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._run(f"SELECT key, dim, vector FROM embedding WHERE key IN ({marks})", chunk) or []
+            for key, dim, blob in rows:
+                vec = np.frombuffer(blob, dtype=np.float32)
+                if vec.size == dim:
+                    found[key] = vec
+        return found
+
+    def put_embeddings(self, items: dict[str, np.ndarray]) -> None:
+        rows = [(k, int(v.size), np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()]
+        self._run("INSERT OR REPLACE INTO embedding (key, dim, vector) VALUES (?, ?, ?)", rows, many=True)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None

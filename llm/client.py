@@ -1,0 +1,300 @@
+"""An OpenAI-compatible HTTP client (chat completions, embeddings, model list) on ``requests``.
+
+Works the same against LM Studio, Ollama, llama.cpp's server (including our embedded one) and vLLM.
+"""
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import requests
+import urllib3
+
+from .cache import ResponseCache, cache_key
+from .errors import (AuthenticationFailed, BadResponse, LLMError, ModelNotFound, RequestTimeout,
+                     ServerUnavailable)
+from .jsonparse import strip_think
+
+log = logging.getLogger(__name__)
+
+Message = dict[str, str]
+
+
+@dataclass
+class ChatResult:
+    text: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+    elapsed_ms: float = 0.0
+
+
+@dataclass
+class Usage:
+    """Counters a client keeps so benchmarks and tests can see what really went over the wire."""
+    chat_calls: int = 0
+    embed_calls: int = 0
+    embedded_texts: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, **counts: int) -> None:
+        with self.lock:
+            for name, value in counts.items():
+                setattr(self, name, getattr(self, name) + value)
+
+    def snapshot(self) -> dict[str, int]:
+        with self.lock:
+            return {k: getattr(self, k) for k in
+                    ("chat_calls", "embed_calls", "embedded_texts", "cache_hits", "prompt_tokens",
+                     "completion_tokens")}
+
+
+class OpenAIClient:
+    """Chat and embeddings against one OpenAI-compatible base URL."""
+
+    def __init__(self, base_url: str, *, api_key: str = "", timeout: float = 180.0, max_retries: int = 3,
+                 backoff: float = 0.5, cache: ResponseCache | None = None, cache_namespace: str | None = None,
+                 extra_body: dict[str, Any] | None = None, server_kind: str = "openai"):
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.cache = cache
+        self.cache_namespace = cache_namespace or self.base_url
+        self.extra_body = dict(extra_body or {})
+        self.server_kind = server_kind
+        self.usage = Usage()
+        self._session = requests.Session()
+        self._known_models: list[str] | None = None
+        self._schema_unsupported = False
+        self._lock = threading.Lock()
+
+    # -- public API ---------------------------------------------------------------------------
+    def list_models(self, timeout: float | None = None) -> list[str]:
+        body = self._request("GET", "/models", None, timeout=timeout or self.timeout, model="", retries=0)
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(data, list):
+            raise BadResponse("GET /models returned no 'data' list", url=self.base_url)
+        return [str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id")]
+
+    def default_model(self) -> str:
+        models = self._models()
+        if not models:
+            raise ModelNotFound("the server lists no models; load one first", url=self.base_url)
+        return models[0]
+
+    def chat(self, messages: list[Message], *, model: str, max_tokens: int = 512, temperature: float = 0.0,
+             json_schema: dict | None = None, use_cache: bool = True) -> ChatResult:
+        """One chat completion. ``json_schema`` constrains output where the server supports it."""
+        self.check_model(model)
+        params = {"max_tokens": max_tokens, "temperature": temperature, "schema": json_schema,
+                  "extra": self.extra_body}
+        key = cache_key("chat", self.cache_namespace, model, messages, params)
+        if use_cache and self.cache is not None:
+            hit = self.cache.get_chat(key)
+            if hit is not None:
+                self.usage.add(cache_hits=1)
+                return ChatResult(text=hit["text"], model=model, cached=True)
+        payload: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens,
+                                   "temperature": temperature, "stream": False, **self.extra_body}
+        if json_schema is not None and not self._schema_unsupported:
+            # A JSON schema, never response_format json_object: LM Studio answers that with HTTP 400.
+            payload["response_format"] = {"type": "json_schema",
+                                          "json_schema": {"name": "output", "strict": True,
+                                                          "schema": json_schema}}
+        started = time.perf_counter()
+        try:
+            body = self._request("POST", "/chat/completions", payload, model=model)
+        except BadResponse as exc:
+            if "response_format" in payload and exc.status == 400:
+                log.info("%s rejected response_format; retrying without a schema", self.base_url)
+                self._schema_unsupported = True
+                payload.pop("response_format")
+                body = self._request("POST", "/chat/completions", payload, model=model)
+            else:
+                raise
+        elapsed = (time.perf_counter() - started) * 1000
+        text = self._message_text(body, model)
+        usage = body.get("usage") or {}
+        result = ChatResult(text=text, model=model, prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                            completion_tokens=int(usage.get("completion_tokens") or 0), elapsed_ms=elapsed)
+        self.usage.add(chat_calls=1, prompt_tokens=result.prompt_tokens,
+                       completion_tokens=result.completion_tokens)
+        if use_cache and self.cache is not None:
+            self.cache.put_chat(key, {"text": text})
+        return result
+
+    def embed(self, texts: list[str], *, model: str, batch_size: int = 64) -> np.ndarray:
+        """Embeddings for ``texts`` as an (n, d) float32 array, L2-normalised."""
+        self.check_model(model)
+        out: list[list[float]] = []
+        for start in range(0, len(texts), batch_size):
+            batch = texts[start:start + batch_size]
+            body = self._request("POST", "/embeddings", {"model": model, "input": batch}, model=model)
+            data = body.get("data") if isinstance(body, dict) else None
+            if not isinstance(data, list) or len(data) != len(batch):
+                raise BadResponse(f"/embeddings returned {0 if not isinstance(data, list) else len(data)} "
+                                  f"vectors for {len(batch)} texts", url=self.base_url, model=model)
+            data = sorted(data, key=lambda d: d.get("index", 0))
+            out.extend(d["embedding"] for d in data)
+            self.usage.add(embed_calls=1, embedded_texts=len(batch))
+        arr = np.asarray(out, dtype=np.float32)
+        if arr.ndim != 2:
+            raise BadResponse("embeddings are not a list of equal-length vectors", url=self.base_url, model=model)
+        return normalise_rows(arr)
+
+    def check_model(self, model: str) -> None:
+        """Raise ModelNotFound unless the server lists ``model`` (checked once per client)."""
+        if not model:
+            raise ModelNotFound("no model name given", url=self.base_url)
+        models = self._models()
+        if models and model not in models:
+            raise ModelNotFound(f"the server does not serve model {model!r}; it lists: {', '.join(models[:10])}",
+                                url=self.base_url, model=model)
+
+    # -- internals ----------------------------------------------------------------------------
+    def _models(self) -> list[str]:
+        with self._lock:
+            if self._known_models is None:
+                self._known_models = self.list_models()
+            return self._known_models
+
+    def _message_text(self, body: Any, model: str) -> str:
+        try:
+            message = body["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError):
+            raise BadResponse("chat response has no choices[0].message", url=self.base_url, model=model) from None
+        content = message.get("content") or ""
+        text = strip_think(content) if isinstance(content, str) else ""
+        if not text:
+            # Reasoning models sometimes put everything in reasoning_content and leave content empty.
+            reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+            text = strip_think(reasoning) if isinstance(reasoning, str) else ""
+            if not text and isinstance(reasoning, str):
+                text = reasoning.strip()
+        return text
+
+    def _request(self, method: str, path: str, payload: dict | None, *, model: str,
+                 timeout: float | None = None, retries: int | None = None) -> Any:
+        url = self.base_url + path
+        timeout = self.timeout if timeout is None else timeout
+        retries = self.max_retries if retries is None else retries
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        attempt = 0
+        while True:
+            try:
+                status, text, resp_headers = self._send(method, url, payload, headers, timeout)
+            except ServerUnavailable as exc:
+                if attempt >= retries:
+                    raise ServerUnavailable(f"cannot reach the model server ({exc.detail})", url=url,
+                                            model=model) from None
+                self._sleep(attempt, None)
+                attempt += 1
+                continue
+            if status == 429 or status >= 500:
+                if attempt < retries:
+                    self._sleep(attempt, resp_headers.get("Retry-After"))
+                    attempt += 1
+                    continue
+            if status >= 400:
+                raise self._error(status, text, url, model)
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError:
+                raise BadResponse(f"HTTP {status} with a body that is not JSON: {text[:200]!r}",
+                                  url=url, model=model, status=status) from None
+
+    def _send(self, method: str, url: str, payload: dict | None, headers: dict, timeout: float):
+        """Send one request; ``timeout`` bounds the whole exchange, not just the gaps between bytes."""
+        deadline = time.monotonic() + timeout
+        try:
+            resp = self._session.request(method, url, json=payload, headers=headers, stream=True,
+                                         timeout=(min(timeout, 10.0), timeout))
+            try:
+                chunks = []
+                # read1 returns whatever has arrived, so a server trickling bytes still meets the deadline.
+                while chunk := resp.raw.read1(65536, decode_content=True):
+                    chunks.append(chunk)
+                    if time.monotonic() > deadline:
+                        raise RequestTimeout(f"no complete answer within {timeout:g}s", url=url)
+                body = b"".join(chunks).decode("utf-8", errors="replace")
+            finally:
+                resp.close()
+        except requests.exceptions.Timeout:
+            raise RequestTimeout(f"no answer within {timeout:g}s", url=url) from None
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+            if "timed out" in str(exc).lower():
+                raise RequestTimeout(f"no answer within {timeout:g}s", url=url) from None
+            raise ServerUnavailable(_reason(exc), url=url) from None
+        return resp.status_code, body, resp.headers
+
+    def _sleep(self, attempt: int, retry_after: str | None) -> None:
+        delay = self.backoff * (2 ** attempt) * (1 + 0.1 * random.random())
+        if retry_after:
+            delay = _retry_after_seconds(retry_after, default=delay)
+        time.sleep(min(delay, 30.0))
+
+    def _error(self, status: int, text: str, url: str, model: str) -> LLMError:
+        message = _server_message(text)
+        lowered = message.lower()
+        if status in (401, 403):
+            return AuthenticationFailed(f"HTTP {status}: the server rejected the API key: {message}",
+                                        url=url, model=model, status=status)
+        if status == 404 or ("model" in lowered and ("not found" in lowered or "does not exist" in lowered
+                                                     or "not loaded" in lowered)):
+            return ModelNotFound(f"HTTP {status}: {message}", url=url, model=model, status=status)
+        return BadResponse(f"HTTP {status}: {message}", url=url, model=model, status=status)
+
+
+def normalise_rows(arr: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (arr / norms).astype(np.float32)
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc)
+    for marker in ("Connection refused", "Name or service not known", "Connection reset",
+                   "Remote end closed connection"):
+        if marker in text:
+            return marker.lower()
+    return type(exc).__name__
+
+
+def _server_message(text: str) -> str:
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError:
+        return text.strip()[:300] or "(empty body)"
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict):
+            return str(err.get("message") or err)[:300]
+        return str(err)[:300]
+    return str(body)[:300]
+
+
+def _retry_after_seconds(value: str, default: float) -> float:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError):
+        return default

@@ -1,0 +1,120 @@
+"""One settings object for the whole project, read from the environment once.
+
+Every other module receives a ``Settings`` instance; nothing else reads ``os.environ``.
+CLI flags and the app's sidebar override fields with ``settings.replace(...)``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+PRESETS: dict[str, str] = {
+    "lmstudio": "http://127.0.0.1:1234/v1",
+    "ollama": "http://127.0.0.1:11434/v1",
+    "llamacpp": "http://127.0.0.1:8080/v1",
+    "vllm": "http://127.0.0.1:8000/v1",
+}
+
+BACKENDS = ("auto", "openai", "embedded")
+EMBED_BACKENDS = ("auto", "openai", "local")
+LOCAL_EMBED_MODEL = "all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class Settings:
+    backend: str = "auto"
+    base_url: str = PRESETS["lmstudio"]
+    api_key: str = ""
+    model: str = ""                  # answers; empty = the server's first model
+    extraction_model: str = ""       # OpenIE; empty = same as model
+    embed_backend: str = "auto"
+    embed_model: str = ""            # empty = local all-MiniLM-L6-v2
+    model_path: str = ""             # embedded: any GGUF instead of the bundled Qwen2.5-Coder 1.5B
+    request_timeout: float = 180.0
+    probe_timeout: float = 1.5
+    max_retries: int = 3
+    max_tokens: int = 512
+    cache_dir: Path = Path.home() / ".cache" / "detective-rag"
+    cache_enabled: bool = True
+    models_dir: Path | None = None   # where the joined GGUF lives; default cache_dir/models
+    data_dir: Path = PROJECT_ROOT / "data" / "index"
+    embedded_threads: int = 0        # 0 = all cores
+    embedded_ctx: int = 8192
+    embedded_parallel: int = 2
+    chroma_host: str = ""
+    chroma_port: int = 8000
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"LLM_BACKEND must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
+        if self.embed_backend not in EMBED_BACKENDS:
+            raise ValueError(
+                f"EMBED_BACKEND must be one of {', '.join(EMBED_BACKENDS)}, not {self.embed_backend!r}")
+
+    @property
+    def model_dir(self) -> Path:
+        return self.models_dir or self.cache_dir / "models"
+
+    @property
+    def effective_extraction_model(self) -> str:
+        return self.extraction_model or self.model
+
+    def replace(self, **changes) -> "Settings":
+        """A copy with some fields changed; ``None`` values are ignored (unset CLI flags)."""
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if "base_url" in changes:
+            changes["base_url"] = PRESETS.get(changes["base_url"], changes["base_url"])
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        d = cls()
+
+        def get(name: str, default):
+            raw = env.get(name)
+            if raw is None or raw.strip() == "":
+                return default
+            raw = raw.strip()
+            try:
+                if isinstance(default, bool):
+                    return raw.lower() not in ("0", "false", "no", "off")
+                if isinstance(default, int):
+                    return int(raw)
+                if isinstance(default, float):
+                    return float(raw)
+            except ValueError:
+                raise ValueError(f"environment variable {name}={raw!r} is not a valid number") from None
+            if isinstance(default, Path):
+                return Path(raw).expanduser()
+            return raw
+
+        base_url = get("LLM_BASE_URL", d.base_url)
+        return cls(
+            backend=get("LLM_BACKEND", d.backend).lower(),
+            base_url=PRESETS.get(base_url, base_url).rstrip("/"),
+            api_key=get("LLM_API_KEY", d.api_key),
+            model=get("LLM_MODEL", d.model),
+            extraction_model=get("LLM_EXTRACTION_MODEL", d.extraction_model),
+            embed_backend=get("EMBED_BACKEND", d.embed_backend).lower(),
+            embed_model=get("EMBED_MODEL", d.embed_model),
+            model_path=get("LLM_MODEL_PATH", d.model_path),
+            request_timeout=get("LLM_TIMEOUT", d.request_timeout),
+            probe_timeout=get("LLM_PROBE_TIMEOUT", d.probe_timeout),
+            max_retries=get("LLM_MAX_RETRIES", d.max_retries),
+            max_tokens=get("LLM_MAX_TOKENS", d.max_tokens),
+            cache_dir=get("DETECTIVE_CACHE_DIR", d.cache_dir),
+            cache_enabled=get("LLM_CACHE", d.cache_enabled),
+            models_dir=Path(env["LLM_MODELS_DIR"]).expanduser() if env.get("LLM_MODELS_DIR") else None,
+            data_dir=get("DETECTIVE_DATA_DIR", d.data_dir),
+            embedded_threads=get("EMBEDDED_THREADS", d.embedded_threads),
+            embedded_ctx=get("EMBEDDED_CTX", d.embedded_ctx),
+            embedded_parallel=get("EMBEDDED_PARALLEL", d.embedded_parallel),
+            chroma_host=get("CHROMA_HOST", d.chroma_host),
+            chroma_port=get("CHROMA_PORT", d.chroma_port),
+        )

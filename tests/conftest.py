@@ -1,0 +1,97 @@
+"""Shared fixtures: real embedded llama.cpp backend, isolated caches, a loopback fault server."""
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from llm import Settings, connect  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def session_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("session")
+
+
+@pytest.fixture(scope="session")
+def base_settings(session_dir) -> Settings:
+    """Embedded backend; responses cached per test session; the model file in the user's cache."""
+    defaults = Settings.from_env({})
+    return Settings(backend="embedded", cache_dir=session_dir / "cache", models_dir=defaults.model_dir,
+                    data_dir=session_dir / "index", embedded_parallel=2)
+
+
+@pytest.fixture(scope="session")
+def backend(base_settings):
+    """The real embedded llama.cpp server, reached over HTTP like any OpenAI-compatible server."""
+    return connect(base_settings)
+
+
+Handler = Callable[[BaseHTTPRequestHandler, dict | None], None]
+
+
+class FaultServer:
+    """A loopback HTTP server whose answers a test scripts, for protocol faults no real server makes on demand."""
+
+    def __init__(self):
+        self.script: list[Handler] = []
+        self.requests: list[tuple[str, str, dict | None]] = []
+        outer = self
+
+        class _H(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep pytest output clean
+                pass
+
+            def _handle(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length)) if length else None
+                outer.requests.append((self.command, self.path, body))
+                handler = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
+                handler(self, body)
+
+            do_GET = do_POST = _handle
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _H)
+        self.httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def reply(status: int, body, headers: dict | None = None) -> Handler:
+    def handler(h: BaseHTTPRequestHandler, _req):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(data)
+    return handler
+
+
+def chat_body(content=None, reasoning=None) -> dict:
+    message = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    return {"choices": [{"index": 0, "message": message}], "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
+
+
+@pytest.fixture
+def fault_server():
+    server = FaultServer()
+    yield server
+    server.close()

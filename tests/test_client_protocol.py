@@ -1,0 +1,132 @@
+"""Protocol faults no real server produces on demand, against a loopback server the test scripts."""
+import time
+
+import pytest
+
+from conftest import chat_body, reply
+from llm import (AuthenticationFailed, BadResponse, ModelNotFound, OpenAIClient, RequestTimeout,
+                 ServerUnavailable)
+
+MODELS = {"data": [{"id": "m1"}, {"id": "m2"}]}
+ASK = [{"role": "user", "content": "hi"}]
+
+
+def client_for(server, **kw) -> OpenAIClient:
+    kw.setdefault("backoff", 0.01)
+    c = OpenAIClient(server.base_url, **kw)
+    c._known_models = ["m1", "m2"]  # skip the model-list round trip in protocol tests
+    return c
+
+
+def test_reasoning_content_only(fault_server):
+    fault_server.script = [reply(200, chat_body(content="", reasoning="The answer is 42."))]
+    assert client_for(fault_server).chat(ASK, model="m1").text == "The answer is 42."
+
+
+def test_closing_only_think_tag_is_stripped(fault_server):
+    fault_server.script = [reply(200, chat_body(content="let me think... </think>\n\nParis"))]
+    assert client_for(fault_server).chat(ASK, model="m1").text == "Paris"
+
+
+def test_500_then_200_is_retried(fault_server):
+    fault_server.script = [reply(500, {"error": {"message": "boom"}}), reply(200, chat_body("ok"))]
+    c = client_for(fault_server)
+    assert c.chat(ASK, model="m1").text == "ok"
+    assert len(fault_server.requests) == 2
+
+
+def test_429_honours_retry_after(fault_server):
+    fault_server.script = [reply(429, {"error": "slow down"}, {"Retry-After": "0.3"}), reply(200, chat_body("ok"))]
+    started = time.perf_counter()
+    assert client_for(fault_server).chat(ASK, model="m1").text == "ok"
+    assert time.perf_counter() - started >= 0.3
+
+
+def test_persistent_500_names_url_and_message(fault_server):
+    fault_server.script = [reply(503, {"error": {"message": "model is loading"}})]
+    with pytest.raises(BadResponse) as err:
+        client_for(fault_server, max_retries=2).chat(ASK, model="m1")
+    assert "model is loading" in str(err.value) and fault_server.base_url in str(err.value)
+    assert err.value.status == 503 and len(fault_server.requests) == 3
+
+
+def test_malformed_json_body(fault_server):
+    fault_server.script = [reply(200, b"{not json")]
+    with pytest.raises(BadResponse, match="not JSON"):
+        client_for(fault_server).chat(ASK, model="m1")
+
+
+def test_body_without_choices(fault_server):
+    fault_server.script = [reply(200, {"object": "weird"})]
+    with pytest.raises(BadResponse, match="choices"):
+        client_for(fault_server).chat(ASK, model="m1")
+
+
+def test_slow_body_past_the_timeout(fault_server):
+    def trickle(h, _req):
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", "1000")
+        h.end_headers()
+        for _ in range(40):  # a byte every 0.1 s: never idle long enough for a read timeout alone
+            h.wfile.write(b" ")
+            h.wfile.flush()
+            time.sleep(0.1)
+    fault_server.script = [trickle]
+    started = time.perf_counter()
+    with pytest.raises(RequestTimeout) as err:
+        client_for(fault_server, timeout=1.0, max_retries=0).chat(ASK, model="m1")
+    assert time.perf_counter() - started < 3.0
+    assert fault_server.base_url in str(err.value)
+
+
+def test_bad_key_is_an_authentication_error(fault_server):
+    fault_server.script = [reply(401, {"error": {"message": "invalid api key"}})]
+    with pytest.raises(AuthenticationFailed, match="invalid api key"):
+        client_for(fault_server, api_key="wrong").chat(ASK, model="m1")
+    assert fault_server.requests  # and the key was sent as a bearer token
+    assert client_for(fault_server, api_key="k").api_key == "k"
+
+
+def test_unknown_model_is_checked_against_the_model_list(fault_server):
+    fault_server.script = [reply(200, MODELS)]
+    c = OpenAIClient(fault_server.base_url)
+    with pytest.raises(ModelNotFound) as err:
+        c.chat(ASK, model="nope")
+    assert "nope" in str(err.value) and "m1" in str(err.value)
+
+
+def test_schema_rejected_with_400_falls_back_to_plain(fault_server):
+    def handler(h, req):
+        if "response_format" in req:
+            reply(400, {"error": {"message": "response_format not supported"}})(h, req)
+        else:
+            reply(200, chat_body('{"a": 1}'))(h, req)
+    fault_server.script = [handler]
+    c = client_for(fault_server)
+    assert c.chat(ASK, model="m1", json_schema={"type": "object"}).text == '{"a": 1}'
+    bodies = [b for _, _, b in fault_server.requests]
+    assert "response_format" in bodies[0] and "response_format" not in bodies[1]
+    assert all(b.get("response_format", {}).get("type") != "json_object" for b in bodies)
+
+
+def test_connection_refused_is_server_unavailable():
+    c = OpenAIClient("http://127.0.0.1:9/v1", max_retries=1, backoff=0.01)
+    c._known_models = ["m1"]
+    with pytest.raises(ServerUnavailable) as err:
+        c.chat(ASK, model="m1")
+    assert "127.0.0.1:9" in str(err.value)
+
+
+def test_embeddings_are_batched_ordered_and_normalised(fault_server):
+    def handler(h, req):
+        data = [{"index": i, "embedding": [float(len(t)), 0.0, 1.0]} for i, t in enumerate(req["input"])]
+        reply(200, {"data": list(reversed(data))})(h, req)
+    fault_server.script = [handler]
+    c = client_for(fault_server)
+    vecs = c.embed(["a", "bbb", "cc", "dddd", "e"], model="m2", batch_size=2)
+    assert vecs.shape == (5, 3)
+    assert len(fault_server.requests) == 3
+    import numpy as np
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0)
+    assert vecs[1, 0] > vecs[2, 0] > vecs[0, 0]  # order follows "index", not arrival
