@@ -1,0 +1,329 @@
+"""Load a case from disk or from uploaded files, rejecting bad input with errors that say where.
+
+Accepted: a case folder (documents.json, optional questions.json / triples.json / case.json); a folder of
+.md / .txt files; a single JSON file of documents. Every problem found is reported at once, and nothing
+is returned half-loaded.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from .types import Case, Document, Passage, Question, Triple
+
+MAX_FILE_BYTES = 50 * 1024 * 1024     # one JSON or text file
+MAX_DOCUMENT_CHARS = 500_000          # one document's text
+MAX_DOCUMENTS = 100_000
+PASSAGE_CHARS = 2_000                 # longer documents are split into passages about this long
+CASE_FILES = ("documents.json", "questions.json", "triples.json", "case.json")
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    item: str      # "" for the whole file, else e.g. "item 3 (id 'D4')"
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file + (f", {self.item}" if self.item else "") + (f", field '{self.field}'" if self.field else "")
+        return f"{where}: {self.message}"
+
+
+class CaseError(ValueError):
+    """The case could not be loaded; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        head = f"{len(problems)} problem(s) in the case:" if len(problems) > 1 else "problem in the case:"
+        super().__init__(head + "\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+class _Collector:
+    def __init__(self):
+        self.problems: list[Problem] = []
+
+    def add(self, file: str, item: str, field: str, message: str) -> None:
+        self.problems.append(Problem(file, item, field, message))
+
+
+def load_case(path: str | Path, name: str | None = None) -> Case:
+    path = Path(path)
+    if not path.exists():
+        raise CaseError([Problem(str(path), "", "", "no such file or folder")])
+    if path.is_file():
+        return load_files([(path.name, _read_bytes(path))], name=name or path.stem, path=str(path))
+    if (path / "documents.json").exists():
+        files = [(f, _read_bytes(path / f)) for f in CASE_FILES if (path / f).exists()]
+        return load_files(files, name=name or path.name, path=str(path))
+    texts = sorted(p for p in path.iterdir() if p.suffix.lower() in (".md", ".txt") and p.is_file())
+    if not texts:
+        raise CaseError([Problem(str(path), "", "", "not a case: no documents.json and no .md or .txt files")])
+    files = [(p.name, _read_bytes(p)) for p in texts]
+    extra = [(f, _read_bytes(path / f)) for f in ("questions.json", "triples.json", "case.json") if (path / f).exists()]
+    return load_files(files + extra, name=name or path.name, path=str(path))
+
+
+def _read_bytes(path: Path) -> bytes:
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise CaseError([Problem(path.name, "", "", f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")])
+    return path.read_bytes()
+
+
+def load_files(files: Iterable[tuple[str, bytes]], name: str = "uploaded", path: str = "") -> Case:
+    """Build a case from (file name, bytes) pairs: how the app passes uploads, and how folders are read."""
+    c = _Collector()
+    files = list(files)
+    by_name = {fname: data for fname, data in files}
+    docs: list[Document] = []
+    meta: dict = {}
+    raw_questions = raw_triples = None
+    for fname, data in files:
+        if len(data) > MAX_FILE_BYTES:
+            c.add(fname, "", "", f"file is {len(data):,} bytes; the limit is {MAX_FILE_BYTES:,}")
+    if c.problems:
+        raise CaseError(c.problems)
+    text_files = [(f, d) for f, d in files if f.lower().endswith((".md", ".txt"))]
+    json_docs = [f for f in by_name if f.lower().endswith(".json") and f not in CASE_FILES[1:]]
+    for fname in json_docs:
+        value = _parse_json(c, fname, by_name[fname])
+        if isinstance(value, dict) and "documents" in value:  # one-file case: {"documents": [...], "questions": [...]}
+            raw_questions = value.get("questions")
+            raw_triples = value.get("triples")
+            meta = {k: value[k] for k in ("title", "description", "source", "license") if k in value}
+            value = value["documents"]
+        if value is not None:
+            docs.extend(_documents(c, fname, value))
+    for fname, data in text_files:
+        doc = _text_document(c, fname, data)
+        if doc:
+            docs.append(doc)
+    if "questions.json" in by_name:
+        raw_questions = _parse_json(c, "questions.json", by_name["questions.json"])
+    if "triples.json" in by_name:
+        raw_triples = _parse_json(c, "triples.json", by_name["triples.json"])
+    if "case.json" in by_name:
+        value = _parse_json(c, "case.json", by_name["case.json"])
+        if value is not None and not isinstance(value, dict):
+            c.add("case.json", "", "", f"expected a JSON object, got {_kind(value)}")
+        elif value:
+            meta = value
+    if not docs and not c.problems:
+        c.add(json_docs[0] if json_docs else (path or name), "", "", "the case has no documents")
+    if len(docs) > MAX_DOCUMENTS:
+        c.add("documents", "", "", f"{len(docs):,} documents; the limit is {MAX_DOCUMENTS:,}")
+    seen: dict[str, str] = {}
+    for d in docs:
+        if d.id in seen:
+            c.add("documents", f"id {d.id!r}", "id", f"duplicate document id (also in {seen[d.id]})")
+        seen.setdefault(d.id, "an earlier document")
+    doc_ids = set(seen)
+    questions = _questions(c, raw_questions, doc_ids) if raw_questions is not None else []
+    triples = _triples(c, raw_triples, doc_ids) if raw_triples is not None else []
+    for key in ("title", "description", "source", "license"):
+        if key in meta and meta[key] is not None and not isinstance(meta[key], str):
+            c.add("case.json", "", key, f"expected a string, got {_kind(meta[key])}")
+    if c.problems:
+        raise CaseError(c.problems)
+    return Case(name=name, path=path, title=str(meta.get("title") or name), description=str(meta.get("description") or ""),
+                source=str(meta.get("source") or ""), license=str(meta.get("license") or ""),
+                documents=docs, passages=split_passages(docs), questions=questions, triples=triples,
+                fingerprint=fingerprint(docs))
+
+
+def _parse_json(c: _Collector, fname: str, data: bytes) -> Any:
+    text = _decode(c, fname, data)
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        c.add(fname, "", "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
+        return None
+
+
+def _decode(c: _Collector, fname: str, data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        c.add(fname, "", "", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} (line {line})")
+        return None
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _item(index: int, obj: Any) -> str:
+    if isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"].strip():
+        return f"item {index} (id {obj['id']!r})"
+    return f"item {index}"
+
+
+def _string(c: _Collector, fname: str, item: str, obj: dict, key: str, required: bool = True,
+            max_chars: int | None = None) -> str | None:
+    if key not in obj or obj[key] is None:
+        if required:
+            c.add(fname, item, key, "missing")
+        return None
+    value = obj[key]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and key == "id":
+        value = str(value)  # numeric ids are common in exported data
+    if not isinstance(value, str):
+        c.add(fname, item, key, f"expected a string, got {_kind(value)}")
+        return None
+    if required and not value.strip():
+        c.add(fname, item, key, "empty")
+        return None
+    if max_chars is not None and len(value) > max_chars:
+        c.add(fname, item, key, f"{len(value):,} characters; the limit is {max_chars:,}")
+        return None
+    return unicodedata.normalize("NFC", value.strip())
+
+
+def _documents(c: _Collector, fname: str, value: Any) -> list[Document]:
+    if not isinstance(value, list):
+        c.add(fname, "", "", f"expected an array of documents, got {_kind(value)}")
+        return []
+    docs = []
+    for i, obj in enumerate(value):
+        item = _item(i, obj)
+        if not isinstance(obj, dict):
+            c.add(fname, item, "", f"expected an object, got {_kind(obj)}")
+            continue
+        doc_id = _string(c, fname, item, obj, "id")
+        text = _string(c, fname, item, obj, "text", max_chars=MAX_DOCUMENT_CHARS)
+        title = _string(c, fname, item, obj, "title", required=False)
+        if doc_id and text:
+            docs.append(Document(id=doc_id, title=title or doc_id, text=text))
+    return docs
+
+
+def _text_document(c: _Collector, fname: str, data: bytes) -> Document | None:
+    text = _decode(c, fname, data)
+    if text is None:
+        return None
+    text = unicodedata.normalize("NFC", text.strip())
+    if not text:
+        c.add(fname, "", "text", "empty file")
+        return None
+    if len(text) > MAX_DOCUMENT_CHARS:
+        c.add(fname, "", "text", f"{len(text):,} characters; the limit is {MAX_DOCUMENT_CHARS:,}")
+        return None
+    first = text.splitlines()[0].strip()
+    title = re.sub(r"^#+\s*", "", first) or Path(fname).stem
+    return Document(id=Path(fname).stem, title=title, text=text)
+
+
+def _id_list(c: _Collector, fname: str, item: str, obj: dict, key: str, doc_ids: set[str]) -> tuple[str, ...]:
+    value = obj.get(key, [])
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        c.add(fname, item, key, "expected an array of document ids (strings)")
+        return ()
+    for v in value:
+        if v not in doc_ids:
+            c.add(fname, item, key, f"names unknown document {v!r}")
+    return tuple(value)
+
+
+def _questions(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Question]:
+    fname = "questions.json"
+    if not isinstance(raw, list):
+        c.add(fname, "", "", f"expected an array of questions, got {_kind(raw)}")
+        return []
+    out, seen = [], set()
+    for i, obj in enumerate(raw):
+        item = _item(i, obj)
+        if not isinstance(obj, dict):
+            c.add(fname, item, "", f"expected an object, got {_kind(obj)}")
+            continue
+        qid = _string(c, fname, item, obj, "id")
+        text = _string(c, fname, item, obj, "question", max_chars=10_000)
+        qtype = _string(c, fname, item, obj, "type", required=False) or "unspecified"
+        expected = _string(c, fname, item, obj, "expected_answer", required=False) or ""
+        supporting = _id_list(c, fname, item, obj, "supporting_docs", doc_ids)
+        answers = obj.get("answers", [])
+        if answers is None:
+            answers = []
+        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+            c.add(fname, item, "answers", "expected an array of strings")
+            answers = []
+        if qid in seen:
+            c.add(fname, item, "id", f"duplicate question id {qid!r}")
+        if qid:
+            seen.add(qid)
+        if qid and text:
+            out.append(Question(id=qid, question=text, type=qtype, supporting_docs=supporting,
+                                expected_answer=expected, answers=tuple(a.strip() for a in answers if a.strip())))
+    return out
+
+
+def _triples(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Triple]:
+    fname = "triples.json"
+    if not isinstance(raw, list):
+        c.add(fname, "", "", f"expected an array of triples, got {_kind(raw)}")
+        return []
+    out = []
+    for i, obj in enumerate(raw):
+        item = f"item {i}"
+        if not isinstance(obj, dict):
+            c.add(fname, item, "", f"expected an object, got {_kind(obj)}")
+            continue
+        values = [_string(c, fname, item, obj, k) for k in ("doc_id", "subject", "relation", "object")]
+        if values[0] and values[0] not in doc_ids:
+            c.add(fname, item, "doc_id", f"names unknown document {values[0]!r}")
+            continue
+        if all(values):
+            out.append(Triple(*values))
+    return out
+
+
+def split_passages(docs: list[Document], max_chars: int = PASSAGE_CHARS) -> list[Passage]:
+    """Short documents are one passage; long ones are split at paragraph, then sentence, boundaries."""
+    out: list[Passage] = []
+    for d in docs:
+        if len(d.text) <= max_chars:
+            out.append(Passage(id=d.id, doc_id=d.id, title=d.title, text=d.text))
+            continue
+        pieces, current = [], ""
+        for unit in _units(d.text, max_chars):
+            if current and len(current) + len(unit) + 1 > max_chars:
+                pieces.append(current)
+                current = unit
+            else:
+                current = f"{current} {unit}".strip() if current else unit
+        if current:
+            pieces.append(current)
+        out.extend(Passage(id=f"{d.id}#{n}", doc_id=d.id, title=d.title, text=t) for n, t in enumerate(pieces, 1))
+    return out
+
+
+def _units(text: str, max_chars: int) -> list[str]:
+    units = []
+    for para in re.split(r"\n\s*\n", text):
+        para = " ".join(para.split())
+        if len(para) <= max_chars:
+            units.append(para)
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+", para):
+            units.extend(sentence[i:i + max_chars] for i in range(0, len(sentence), max_chars))
+    return [u for u in units if u]
+
+
+def fingerprint(docs: list[Document]) -> str:
+    """A stable content hash of the documents, independent of anything else in the case."""
+    h = hashlib.sha256()
+    for d in docs:
+        h.update(json.dumps([d.id, d.title, d.text], ensure_ascii=False).encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()[:16]
