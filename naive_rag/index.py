@@ -1,0 +1,150 @@
+"""A ChromaDB collection that mirrors a case's passages, kept in sync incrementally.
+
+One collection per (case, embedding model): vectors of two models never mix. Each record stores a hash of
+its passage text, so a sync embeds only new or changed passages and deletes the ones that are gone. Records
+are written in batches, each with its embedding, so a run that stops half-way leaves a consistent
+collection and the next sync continues where it stopped.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from casebook.types import Passage
+from llm import Embedder, Settings
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+
+
+class IndexStoreError(RuntimeError):
+    """The Chroma store cannot be opened or used; the message says which and how to recover."""
+
+
+def open_chroma(settings: Settings):
+    """A Chroma client: HttpClient when CHROMA_HOST is set (a `chroma run` server), else persistent on disk."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_host:
+        try:
+            client = chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port,
+                                         settings=chroma_settings)
+            client.heartbeat()
+        except Exception as exc:  # chromadb raises many types here; all mean "cannot use this server"
+            raise IndexStoreError(f"cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} "
+                                  f"({type(exc).__name__}: {exc}); start it with `chroma run --host 127.0.0.1 "
+                                  f"--port {settings.chroma_port} --path DIR` or unset CHROMA_HOST") from None
+        return client
+    folder = Path(settings.data_dir) / "chroma"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        client = chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
+        client.list_collections()
+    except Exception as exc:
+        raise IndexStoreError(_rebuild_hint(folder, exc)) from None
+    return client
+
+
+def _rebuild_hint(folder: Path, exc: Exception) -> str:
+    return (f"the Chroma folder {folder} cannot be used ({type(exc).__name__}: {str(exc)[:200]}); it may come "
+            f"from another chromadb version or be damaged. Delete it to rebuild the vector index: rm -rf '{folder}'")
+
+
+def collection_name(case_name: str, embed_model: str) -> str:
+    """A valid Chroma name (3-512 chars of [a-zA-Z0-9._-]) unique per (case, embedding model)."""
+    digest = hashlib.sha256(f"{case_name}\0{embed_model}".encode()).hexdigest()[:10]
+    slug = re.sub(r"[^a-zA-Z0-9._-]+", "-", f"{case_name}-{embed_model}").strip("-._")[:40]
+    return f"{slug or 'case'}-{digest}"
+
+
+def _passage_hash(p: Passage) -> str:
+    return hashlib.sha256(f"{p.doc_id}\0{p.title}\0{p.text}".encode()).hexdigest()[:16]
+
+
+def passage_text(p: Passage) -> str:
+    """What gets embedded: title and text, as dense retrievers over these benchmarks usually do."""
+    return f"{p.title}\n{p.text}" if p.title and p.title != p.doc_id else p.text
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    embedded: int = 0
+    elapsed_ms: float = 0.0
+
+
+class VectorIndex:
+    def __init__(self, client, case_name: str, embedder: Embedder, folder_hint: str = ""):
+        self.client, self.embedder = client, embedder
+        self.name = collection_name(case_name, embedder.name)
+        self._folder_hint = folder_hint
+        try:
+            self.collection = client.get_or_create_collection(
+                self.name, embedding_function=None,
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={"case": case_name[:200], "embed_model": embedder.name})
+        except Exception as exc:
+            raise IndexStoreError(_rebuild_hint(Path(folder_hint or "the Chroma store"), exc)) from None
+
+    def sync(self, passages: Sequence[Passage], progress: Progress | None = None,
+             batch_size: int = 64) -> SyncReport:
+        """Make the collection hold exactly ``passages``, embedding only what is new or changed."""
+        started = time.perf_counter()
+        report = SyncReport()
+        existing = self._existing_hashes()
+        wanted = {p.id: p for p in passages}
+        stale = [pid for pid in existing if pid not in wanted]
+        if stale:
+            self.collection.delete(ids=stale)
+            report.deleted = len(stale)
+        todo = [p for p in passages if existing.get(p.id) != _passage_hash(p)]
+        report.unchanged = len(passages) - len(todo)
+        report.added = sum(1 for p in todo if p.id not in existing)
+        report.updated = len(todo) - report.added
+        done = report.unchanged
+        if progress:
+            progress(done, len(passages))
+        for start in range(0, len(todo), batch_size):
+            batch = todo[start:start + batch_size]
+            vectors = self.embedder.embed([passage_text(p) for p in batch])
+            self.collection.upsert(
+                ids=[p.id for p in batch], embeddings=vectors, documents=[p.text for p in batch],
+                metadatas=[{"doc_id": p.doc_id, "title": p.title, "hash": _passage_hash(p)} for p in batch])
+            report.embedded += len(batch)
+            done += len(batch)
+            if progress:
+                progress(done, len(passages))
+        report.elapsed_ms = (time.perf_counter() - started) * 1000
+        log.info("vector index %s: %s", self.name, report)
+        return report
+
+    def _existing_hashes(self) -> dict[str, str]:
+        got = self.collection.get(include=["metadatas"])
+        return {pid: (meta or {}).get("hash", "") for pid, meta in zip(got["ids"], got["metadatas"])}
+
+    def count(self) -> int:
+        return self.collection.count()
+
+    def search(self, vectors: np.ndarray, top_k: int) -> list[list[tuple[str, float]]]:
+        """For each query vector, the top-k (passage id, cosine similarity), best first."""
+        n = min(top_k, self.count())
+        if n == 0:
+            return [[] for _ in range(len(vectors))]
+        res = self.collection.query(query_embeddings=np.asarray(vectors, dtype=np.float32), n_results=n,
+                                    include=["distances"])
+        # Chroma's cosine space returns distances (1 - cosine); we report similarities.
+        return [[(pid, 1.0 - float(d)) for pid, d in zip(ids, dists)]
+                for ids, dists in zip(res["ids"], res["distances"])]

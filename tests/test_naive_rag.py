@@ -1,0 +1,158 @@
+"""Naive RAG on a real ChromaDB: persistent client in a temp folder, and a real `chroma run` server."""
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from casebook.catalog import resolve
+from casebook.loader import load_case
+from casebook.types import Passage
+from llm import Settings, embedder_only
+from naive_rag import IndexStoreError, NaiveRetriever, VectorIndex, open_chroma
+
+CHROMA = Path(sys.executable).parent / "chroma"
+
+
+@pytest.fixture(scope="module")
+def case():
+    return load_case(resolve("purloined_pearl"))
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return Settings(data_dir=tmp_path / "index", cache_dir=tmp_path / "cache", cache_enabled=False)
+
+
+class CountingEmbedder:
+    """Wraps the real local embedder and counts the texts it is asked to embed."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.usage = inner, inner.name, inner.usage
+        self.texts = 0
+
+    def embed(self, texts):
+        self.texts += len(texts)
+        return self.inner.embed(texts)
+
+
+def test_incremental_sync(settings, case):
+    emb = CountingEmbedder(embedder_only(settings))
+    index = VectorIndex(open_chroma(settings), case.name, emb)
+    first = index.sync(case.passages)
+    assert first.added == 10 and emb.texts == 10
+    again = VectorIndex(open_chroma(settings), case.name, emb).sync(case.passages)  # a new client: persisted
+    assert again.unchanged == 10 and again.embedded == 0 and emb.texts == 10
+    edited = [Passage(p.id, p.doc_id, p.title, p.text + " The safe was left open.") if p.id == "D3" else p
+              for p in case.passages]
+    report = index.sync(edited)
+    assert (report.updated, report.added, report.deleted, report.embedded) == (1, 0, 0, 1) and emb.texts == 11
+    removed = [p for p in edited if p.id != "D8"]
+    assert index.sync(removed).deleted == 1 and index.count() == 9
+    hits = NaiveRetriever(index, emb).retrieve("Victoria lost her job and faces foreclosure", top_k=9)
+    assert "D8" not in hits.ids
+
+
+def test_scores_are_sorted_similarities(settings, case):
+    emb = embedder_only(settings)
+    index = VectorIndex(open_chroma(settings), case.name, emb)
+    index.sync(case.passages)
+    r = NaiveRetriever(index, emb).retrieve("What time did Detective Miller arrive?", top_k=5)
+    scores = [s for _, s in r.passages]
+    assert len(scores) == 5 and scores == sorted(scores, reverse=True)
+    assert all(-1.0 <= s <= 1.0 for s in scores)
+    assert r.ids[0] == "D1"
+    assert set(r.timings_ms) == {"embed", "search"}
+
+
+def test_collections_are_separate_per_embedding_model(settings, case):
+    client = open_chroma(settings)
+    emb = embedder_only(settings)
+
+    class Other(CountingEmbedder):
+        pass
+    other = Other(emb)
+    other.name = "another-model"
+    a, b = VectorIndex(client, case.name, emb), VectorIndex(client, case.name, other)
+    assert a.name != b.name
+    a.sync(case.passages)
+    assert b.count() == 0
+
+
+def test_embedding_failure_mid_index_keeps_the_index_consistent(settings, case):
+    real = embedder_only(settings)
+
+    class Flaky:
+        name, usage = real.name, real.usage
+        calls = 0
+
+        def embed(self, texts):
+            Flaky.calls += 1
+            if Flaky.calls == 2:
+                raise ConnectionError("embedding server went away")
+            return real.embed(texts)
+
+    index = VectorIndex(open_chroma(settings), case.name, Flaky())
+    with pytest.raises(ConnectionError):
+        index.sync(case.passages, batch_size=4)
+    assert index.count() == 4  # the first batch, complete with its vectors
+    report = index.sync(case.passages, batch_size=4)
+    assert report.unchanged == 4 and report.added == 6 and index.count() == 10
+
+
+def test_empty_question_is_rejected(settings, case):
+    emb = embedder_only(settings)
+    index = VectorIndex(open_chroma(settings), case.name, emb)
+    for q in ("", "   \n"):
+        with pytest.raises(ValueError, match="empty"):
+            NaiveRetriever(index, emb).retrieve(q, 3)
+
+
+def test_corrupt_chroma_folder_names_the_folder(tmp_path):
+    folder = tmp_path / "index" / "chroma"
+    folder.mkdir(parents=True)
+    (folder / "chroma.sqlite3").write_bytes(b"garbage, not sqlite" * 200)
+    with pytest.raises(IndexStoreError) as err:
+        open_chroma(Settings(data_dir=tmp_path / "index"))
+    assert str(folder) in str(err.value) and "rm -rf" in str(err.value)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def chroma_server(tmp_path):
+    port = _free_port()
+    proc = subprocess.Popen([str(CHROMA), "run", "--host", "127.0.0.1", "--port", str(port),
+                             "--path", str(tmp_path / "server")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    yield port
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_same_behaviour_against_a_chroma_server(tmp_path, chroma_server, case):
+    settings = Settings(data_dir=tmp_path / "unused", chroma_host="127.0.0.1", chroma_port=chroma_server,
+                        cache_enabled=False)
+    emb = CountingEmbedder(embedder_only(settings))
+    index = VectorIndex(open_chroma(settings), case.name, emb)
+    assert index.sync(case.passages).added == 10
+    assert VectorIndex(open_chroma(settings), case.name, emb).sync(case.passages).embedded == 0
+    r = NaiveRetriever(index, emb).retrieve("What time did Detective Miller arrive?", top_k=3)
+    assert r.ids[0] == "D1" and not (tmp_path / "unused").exists()
+
+
+def test_unreachable_chroma_server_is_a_clear_error():
+    with pytest.raises(IndexStoreError, match="127.0.0.1:9"):
+        open_chroma(Settings(chroma_host="127.0.0.1", chroma_port=9))
