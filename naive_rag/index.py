@@ -71,11 +71,6 @@ def _passage_hash(p: Passage) -> str:
     return hashlib.sha256(f"{p.doc_id}\0{p.title}\0{p.text}".encode()).hexdigest()[:16]
 
 
-def passage_text(p: Passage) -> str:
-    """What gets embedded: title and text, as dense retrievers over these benchmarks usually do."""
-    return f"{p.title}\n{p.text}" if p.title and p.title != p.doc_id else p.text
-
-
 @dataclass
 class SyncReport:
     added: int = 0
@@ -119,7 +114,7 @@ class VectorIndex:
             progress(done, len(passages))
         for start in range(0, len(todo), batch_size):
             batch = todo[start:start + batch_size]
-            vectors = self.embedder.embed([passage_text(p) for p in batch])
+            vectors = self.embedder.embed([p.embedding_text for p in batch])
             self.collection.upsert(
                 ids=[p.id for p in batch], embeddings=vectors, documents=[p.text for p in batch],
                 metadatas=[{"doc_id": p.doc_id, "title": p.title, "hash": _passage_hash(p)} for p in batch])

@@ -1,0 +1,294 @@
+"""The knowledge graph: entity phrase nodes, passage nodes, relation, mention and synonymy edges.
+
+Built once per (case fingerprint, triples source, extraction model, embedding model) and saved as JSON + NPZ
+(no pickle), so loading a saved graph makes no LLM or embedding call.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import networkx as nx
+import numpy as np
+
+from casebook.types import Passage
+from llm import Embedder
+
+from .normalize import normalize_entity
+from .ppr import PPRMatrix
+
+log = logging.getLogger(__name__)
+
+GRAPH_FORMAT = 2
+SYNONYM_THRESHOLD = 0.8
+SYNONYM_TOP_K = 10
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Fact:
+    subject: int           # phrase index
+    relation: str
+    object: int            # phrase index
+    passages: list[str]    # passage ids stating it
+
+    def text(self, phrases: list[str]) -> str:
+        return f"{phrases[self.subject]} {self.relation} {phrases[self.object]}"
+
+
+@dataclass
+class KnowledgeGraph:
+    phrases: list[str]                  # display form of each phrase node (first surface form seen)
+    phrase_keys: list[str]              # normalised form: the node's identity
+    passage_ids: list[str]
+    facts: list[Fact]
+    phrase_passages: list[list[str]]    # passages mentioning each phrase (node specificity)
+    synonyms: list[tuple[int, int, float]]
+    phrase_vectors: np.ndarray
+    fact_vectors: np.ndarray
+    passage_vectors: np.ndarray
+    embed_model: str
+    meta: dict = field(default_factory=dict)
+    _nx: nx.Graph | None = field(default=None, repr=False)
+    _ppr: PPRMatrix | None = field(default=None, repr=False)
+    _relations: dict | None = field(default=None, repr=False)
+
+    # Node numbering for PPR: phrases first, then passages.
+    def phrase_node(self, i: int) -> int:
+        return i
+
+    def passage_node(self, j: int) -> int:
+        return len(self.phrases) + j
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.phrases) + len(self.passage_ids)
+
+    def node_label(self, node: int) -> str:
+        return self.phrases[node] if node < len(self.phrases) else self.passage_ids[node - len(self.phrases)]
+
+    def relation_between(self, a: int, b: int) -> str:
+        """The relation text on the edge a-b, read in the a -> b direction."""
+        if self._relations is None:
+            self._relations = {}
+            for f in self.facts:
+                self._relations.setdefault((f.subject, f.object), f.relation)
+                self._relations.setdefault((f.object, f.subject), f"(is object of) {f.relation}")
+        n = len(self.phrases)
+        if a >= n or b >= n:
+            return "mentioned in" if b >= n else "mentions"
+        return self._relations.get((a, b), "similar to (synonymy)")
+
+    def node_kind(self, node: int) -> str:
+        return "entity" if node < len(self.phrases) else "passage"
+
+    def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+        """Undirected weighted edges (rows, cols, weights, kinds) exactly as the walk sees them."""
+        weights: dict[tuple[int, int], float] = defaultdict(float)
+        kinds: dict[tuple[int, int], str] = {}
+        for f in self.facts:
+            if f.subject != f.object:
+                key = (min(f.subject, f.object), max(f.subject, f.object))
+                weights[key] += len(f.passages)  # subject-object edges weighted by how often they are stated
+                kinds[key] = "relation"
+        pindex = {pid: j for j, pid in enumerate(self.passage_ids)}
+        for i, pids in enumerate(self.phrase_passages):
+            for pid in pids:
+                key = (i, self.passage_node(pindex[pid]))
+                weights[key] = 1.0
+                kinds[key] = "mention"
+        for a, b, sim in self.synonyms:
+            key = (min(a, b), max(a, b))
+            if key not in weights:
+                weights[key] = sim
+                kinds[key] = "synonym"
+        keys = list(weights)
+        rows = np.array([k[0] for k in keys], dtype=np.int64)
+        cols = np.array([k[1] for k in keys], dtype=np.int64)
+        return rows, cols, np.array([weights[k] for k in keys]), [kinds[k] for k in keys]
+
+    @property
+    def ppr(self) -> PPRMatrix:
+        if self._ppr is None:
+            rows, cols, w, _ = self.edges()
+            self._ppr = PPRMatrix(self.n_nodes, rows, cols, w)
+        return self._ppr
+
+    def to_networkx(self) -> nx.Graph:
+        """The graph as NetworkX: node ids "e:<phrase>" and "p:<passage id>", with relation texts on edges."""
+        if self._nx is not None:
+            return self._nx
+        g = nx.Graph()
+        for i, label in enumerate(self.phrases):
+            g.add_node(self._nx_id(i), kind="entity", label=label, index=i)
+        for j, pid in enumerate(self.passage_ids):
+            g.add_node(self._nx_id(self.passage_node(j)), kind="passage", label=pid, index=self.passage_node(j))
+        rows, cols, w, kinds = self.edges()
+        relations: dict[tuple[int, int], list[str]] = defaultdict(list)
+        for f in self.facts:
+            relations[(min(f.subject, f.object), max(f.subject, f.object))].append(f.text(self.phrases))
+        for r, c, weight, kind in zip(rows.tolist(), cols.tolist(), w.tolist(), kinds):
+            g.add_edge(self._nx_id(r), self._nx_id(c), weight=float(weight), kind=kind,
+                       relations=relations.get((r, c), []))
+        self._nx = g
+        return g
+
+    def _nx_id(self, node: int) -> str:
+        return f"e:{self.phrase_keys[node]}" if node < len(self.phrases) else \
+            f"p:{self.passage_ids[node - len(self.phrases)]}"
+
+    def stats(self) -> dict:
+        rows, _, _, kinds = self.edges()
+        return {"entities": len(self.phrases), "passages": len(self.passage_ids), "facts": len(self.facts),
+                "edges": len(rows), "relation_edges": kinds.count("relation"),
+                "mention_edges": kinds.count("mention"), "synonym_edges": kinds.count("synonym")}
+
+
+def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence[Passage], embedder: Embedder, *,
+                synonym_threshold: float = SYNONYM_THRESHOLD, synonym_top_k: int = SYNONYM_TOP_K,
+                progress: Progress | None = None) -> KnowledgeGraph:
+    """Build from (passage id, subject, relation, object) tuples and embed phrases, facts and passages."""
+    key_index: dict[str, int] = {}
+    phrases: list[str] = []
+    phrase_keys: list[str] = []
+    phrase_passages: list[set[str]] = []
+    fact_index: dict[tuple[int, str, int], Fact] = {}
+    known = {p.id for p in passages}
+
+    def phrase(surface: str) -> int | None:
+        key = normalize_entity(surface)
+        if not key:
+            return None
+        if key not in key_index:
+            key_index[key] = len(phrases)
+            phrases.append(" ".join(surface.split()))
+            phrase_keys.append(key)
+            phrase_passages.append(set())
+        return key_index[key]
+
+    for pid, s, r, o in triples:
+        if pid not in known:
+            continue
+        si, oi = phrase(s), phrase(o)
+        if si is None or oi is None:
+            continue
+        phrase_passages[si].add(pid)
+        phrase_passages[oi].add(pid)
+        relation = " ".join(r.split())
+        fkey = (si, relation.casefold(), oi)
+        fact = fact_index.setdefault(fkey, Fact(si, relation, oi, []))
+        if pid not in fact.passages:
+            fact.passages.append(pid)
+    facts = list(fact_index.values())
+
+    def embed(stage: str, texts: list[str]) -> np.ndarray:
+        if progress:
+            progress(stage, 0, len(texts))
+        out = embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        if progress:
+            progress(stage, len(texts), len(texts))
+        return np.asarray(out, dtype=np.float32)
+
+    phrase_vectors = embed("embed entities", phrases)
+    fact_vectors = embed("embed facts", [f.text(phrases) for f in facts])
+    passage_vectors = embed("embed passages", [p.embedding_text for p in passages])
+    synonyms = synonym_pairs(phrase_vectors, phrase_keys, synonym_threshold, synonym_top_k)
+    return KnowledgeGraph(phrases=phrases, phrase_keys=phrase_keys, passage_ids=[p.id for p in passages],
+                          facts=facts, phrase_passages=[sorted(s) for s in phrase_passages], synonyms=synonyms,
+                          phrase_vectors=phrase_vectors, fact_vectors=fact_vectors, passage_vectors=passage_vectors,
+                          embed_model=embedder.name,
+                          meta={"synonym_threshold": synonym_threshold, "synonym_top_k": synonym_top_k})
+
+
+def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, top_k: int,
+                  block: int = 2048) -> list[tuple[int, int, float]]:
+    """Pairs (i < j) whose cosine is >= threshold, each phrase keeping at most its top_k neighbours.
+
+    Vectorised in blocks of rows; no Python loop over pairs. Phrases made only of digits and
+    punctuation (times, dates, amounts) get no synonymy edges: embeddings rate "8 pm" close to "9 15 pm".
+    """
+    n = len(vectors)
+    if n < 2:
+        return []
+    eligible = np.array([any(ch.isalpha() for ch in k) for k in keys])
+    pairs: dict[tuple[int, int], float] = {}
+    k = min(top_k + 1, n)
+    for start in range(0, n, block):
+        sims = vectors[start:start + block] @ vectors.T
+        rows = np.arange(sims.shape[0])
+        sims[rows, rows + start] = -1.0                     # not your own neighbour
+        sims[:, ~eligible] = -1.0
+        sims[~eligible[start:start + block]] = -1.0
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        top_sims = np.take_along_axis(sims, top, axis=1)
+        r_idx, c_idx = np.nonzero(top_sims >= threshold)
+        for r, c in zip(r_idx.tolist(), c_idx.tolist()):
+            i, j = start + r, int(top[r, c])
+            a, b = min(i, j), max(i, j)
+            pairs[(a, b)] = float(top_sims[r, c])
+    return [(a, b, s) for (a, b), s in sorted(pairs.items())]
+
+
+# -- saving and loading ----------------------------------------------------------------------------
+
+def graph_key(fingerprint: str, triples_source: str, extraction_model: str, embed_model: str, **params) -> str:
+    blob = json.dumps([GRAPH_FORMAT, fingerprint, triples_source, extraction_model, embed_model, params],
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def save_graph(graph: KnowledgeGraph, folder: Path, key: str) -> None:
+    """Write JSON + NPZ via temp files and renames: a crash never leaves a half-written graph behind."""
+    folder.mkdir(parents=True, exist_ok=True)
+    doc = {"format": GRAPH_FORMAT, "phrases": graph.phrases, "phrase_keys": graph.phrase_keys,
+           "passage_ids": graph.passage_ids, "phrase_passages": graph.phrase_passages,
+           "facts": [[f.subject, f.relation, f.object, f.passages] for f in graph.facts],
+           "synonyms": graph.synonyms, "embed_model": graph.embed_model, "meta": graph.meta}
+    npz_tmp = _tmp(folder, ".npz")
+    with open(npz_tmp, "wb") as fh:
+        np.savez(fh, phrases=graph.phrase_vectors, facts=graph.fact_vectors, passages=graph.passage_vectors)
+    json_tmp = _tmp(folder, ".json")
+    with open(json_tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, ensure_ascii=False)
+    os.replace(npz_tmp, folder / f"{key}.npz")
+    os.replace(json_tmp, folder / f"{key}.json")  # last: its presence means both files are complete
+
+
+def _tmp(folder: Path, suffix: str) -> str:
+    fd, name = tempfile.mkstemp(dir=folder, suffix=suffix + ".tmp")
+    os.close(fd)
+    return name
+
+
+def load_graph(folder: Path, key: str) -> KnowledgeGraph | None:
+    """The saved graph, or None if there is none (or it is unreadable: then it is rebuilt)."""
+    jpath, npath = folder / f"{key}.json", folder / f"{key}.npz"
+    if not (jpath.exists() and npath.exists()):
+        return None
+    started = time.perf_counter()
+    try:
+        doc = json.loads(jpath.read_text(encoding="utf-8"))
+        if doc.get("format") != GRAPH_FORMAT:
+            return None
+        with np.load(npath, allow_pickle=False) as arrays:
+            vectors = {k: arrays[k] for k in ("phrases", "facts", "passages")}
+        graph = KnowledgeGraph(
+            phrases=doc["phrases"], phrase_keys=doc["phrase_keys"], passage_ids=doc["passage_ids"],
+            facts=[Fact(s, r, o, list(p)) for s, r, o, p in doc["facts"]], phrase_passages=doc["phrase_passages"],
+            synonyms=[(a, b, s) for a, b, s in doc["synonyms"]], phrase_vectors=vectors["phrases"],
+            fact_vectors=vectors["facts"], passage_vectors=vectors["passages"], embed_model=doc["embed_model"],
+            meta=doc.get("meta", {}))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("saved graph %s is unreadable (%s); rebuilding it", jpath, exc)
+        return None
+    log.info("loaded graph %s in %.0f ms", key, (time.perf_counter() - started) * 1000)
+    return graph

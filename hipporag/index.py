@@ -1,0 +1,80 @@
+"""Build (or load) a case's knowledge graph: triples from the case file or from LLM OpenIE."""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from casebook.types import Passage, Triple
+from llm import Embedder, OpenAIClient
+
+from . import openie
+from .graph import KnowledgeGraph, build_graph, graph_key, load_graph, save_graph
+
+log = logging.getLogger(__name__)
+
+# progress(stage, done, total, detail): detail is a PassageExtraction during OpenIE, else None
+Progress = Callable[[str, int, int, object], None]
+
+
+@dataclass
+class GraphBuild:
+    graph: KnowledgeGraph
+    key: str
+    loaded: bool                       # True when read from disk: no LLM or embedding call was made
+    triples_source: str                # "precomputed" or "llm:<model>"
+    openie: openie.OpenIEResult | None = None
+    elapsed_ms: float = 0.0
+    failures: list = field(default_factory=list)
+
+
+def passage_triples(triples: Sequence[Triple], passages: Sequence[Passage]) -> list[tuple[str, str, str, str]]:
+    """Attach document-level triples to passages: those whose text names the subject or object, else all."""
+    by_doc: dict[str, list[Passage]] = {}
+    for p in passages:
+        by_doc.setdefault(p.doc_id, []).append(p)
+    out = []
+    for t in triples:
+        parts = by_doc.get(t.doc_id, [])
+        if len(parts) > 1:
+            named = [p for p in parts if t.subject.casefold() in p.text.casefold()
+                     or t.object.casefold() in p.text.casefold()]
+            parts = named or parts
+        out.extend((p.id, t.subject, t.relation, t.object) for p in parts)
+    return out
+
+
+def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Embedder, folder: Path,
+                  precomputed: Sequence[Triple] | None = None, client: OpenAIClient | None = None,
+                  extraction_model: str = "", workers: int = 1, progress: Progress | None = None) -> GraphBuild:
+    """The graph for these passages: loaded if saved under the same key, else built and saved.
+
+    ``precomputed`` triples skip the LLM entirely; otherwise ``client`` and ``extraction_model`` run OpenIE.
+    """
+    started = time.perf_counter()
+    if precomputed is not None:
+        source = "precomputed"
+    elif client is not None and extraction_model:
+        source = f"llm:{extraction_model}:{openie.PROMPT_VERSION}"
+    else:
+        raise ValueError("the graph needs precomputed triples or an LLM client and extraction model")
+    key = graph_key(fingerprint, source, extraction_model if precomputed is None else "", embedder.name)
+    graph = load_graph(folder, key)
+    if graph is not None:
+        return GraphBuild(graph=graph, key=key, loaded=True, triples_source=source,
+                          elapsed_ms=(time.perf_counter() - started) * 1000)
+    result = None
+    if precomputed is not None:
+        tuples = passage_triples(precomputed, passages)
+    else:
+        result = openie.extract(client, extraction_model, passages, workers=workers,
+                                progress=(lambda d, n, res: progress("openie", d, n, res)) if progress else None)
+        tuples = result.triples()
+    graph = build_graph(tuples, passages, embedder,
+                        progress=(lambda stage, d, n: progress(stage, d, n, None)) if progress else None)
+    save_graph(graph, folder, key)
+    return GraphBuild(graph=graph, key=key, loaded=False, triples_source=source, openie=result,
+                      elapsed_ms=(time.perf_counter() - started) * 1000,
+                      failures=result.failures if result else [])

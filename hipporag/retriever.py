@@ -1,0 +1,265 @@
+"""HippoRAG retrieval: link the question to the graph, seed a Personalized PageRank walk, rank passages.
+
+Two linking modes:
+- ``v2`` (HippoRAG 2, default): the question is matched against every fact by embedding; the top facts
+  (optionally filtered by one LLM call) seed their phrases, weighted by fact score and divided by the number of
+  passages mentioning the phrase (node specificity); every passage node also gets its min-max dense score times
+  ``passage_weight``. Passages are ranked by their PPR mass.
+- ``v1`` (HippoRAG 1, the seed article's method): an LLM names the question's entities; each links to its
+  closest phrase node by embedding; phrase-only PPR; a passage scores the PPR mass of its phrases.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from casebook.types import Retrieval
+from llm import Embedder, OpenAIClient, chat_json
+
+from .graph import KnowledgeGraph
+
+LINKING_MODES = ("v2", "v1")
+
+FILTER_SCHEMA = {"type": "object", "properties": {"relevant": {"type": "array", "items": {"type": "integer"},
+                                                               "maxItems": 20}}, "required": ["relevant"]}
+QUESTION_NER_SCHEMA = {"type": "object", "properties": {"entities": {"type": "array", "items": {"type": "string"},
+                                                                     "maxItems": 10}}, "required": ["entities"]}
+
+
+@dataclass(frozen=True)
+class HippoConfig:
+    linking: str = "v2"
+    top_facts: int = 5
+    damping: float = 0.5
+    passage_weight: float = 0.05
+    llm_filter: bool = True
+
+    def __post_init__(self):
+        if self.linking not in LINKING_MODES:
+            raise ValueError(f"linking must be one of {LINKING_MODES}, not {self.linking!r}")
+        if not 0.0 < self.damping < 1.0:
+            raise ValueError(f"damping must be between 0 and 1 (exclusive), not {self.damping}")
+
+
+@dataclass
+class ChatModel:
+    client: OpenAIClient
+    model: str
+
+
+class HippoRAGRetriever:
+    def __init__(self, graph: KnowledgeGraph, embedder: Embedder, config: HippoConfig = HippoConfig(),
+                 chat: ChatModel | None = None, name: str = "hipporag"):
+        if graph.embed_model != embedder.name:
+            raise ValueError(f"graph was embedded with {graph.embed_model!r} but the embedder is {embedder.name!r}")
+        if config.linking == "v1" and chat is None:
+            raise ValueError("hipporag-v1 linking needs an LLM to name the question's entities")
+        self.graph, self.embedder, self.config, self.chat, self.name = graph, embedder, config, chat, name
+        self._incidence: sp.csr_matrix | None = None
+
+    # -- the query path ---------------------------------------------------------------------------
+    def retrieve(self, question: str, top_k: int, expansions: list[str] | None = None) -> Retrieval:
+        if not question or not question.strip():
+            raise ValueError("the question is empty")
+        g, cfg = self.graph, self.config
+        timings: dict[str, float] = {}
+        trace: dict[str, Any] = {"linking": cfg.linking, "damping": cfg.damping,
+                                 "passage_weight": cfg.passage_weight if cfg.linking == "v2" else 0.0}
+        t = time.perf_counter()
+        queries = [question.strip()] + [e.strip() for e in (expansions or []) if e.strip()]
+        q_vecs = self.embedder.embed(queries)
+        dense = (g.passage_vectors @ q_vecs.T).max(axis=1) if len(g.passage_ids) else np.zeros(0)
+        timings["embed"] = _ms(t)
+
+        t = time.perf_counter()
+        phrase_weights = self._link_v2(question, queries, q_vecs, trace) if cfg.linking == "v2" \
+            else self._link_v1(question, trace)
+        timings["link"] = _ms(t)
+        trace["queries"] = queries
+
+        if phrase_weights is None or not phrase_weights.any():
+            trace["fallback"] = trace.get("fallback") or "no seed entity linked: ranked by dense similarity"
+            ranked = _top(dense, top_k)
+            return Retrieval(passages=[(g.passage_ids[j], float(dense[j])) for j in ranked], trace=trace,
+                             timings_ms=timings)
+
+        t = time.perf_counter()
+        passage_reset = np.zeros(len(g.passage_ids))
+        if cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense):
+            passage_reset = _minmax(dense) * cfg.passage_weight
+        personalization = np.concatenate([phrase_weights, passage_reset])
+        result = g.ppr.run(personalization, damping=cfg.damping)
+        scores = result.scores
+        if cfg.linking == "v2":
+            passage_scores = scores[len(g.phrases):]
+        else:
+            passage_scores = self._phrase_to_passage() @ scores[:len(g.phrases)]
+        ranked = _top(passage_scores, top_k)
+        timings["ppr"] = _ms(t)
+
+        t = time.perf_counter()
+        trace["ppr_iterations"] = result.iterations
+        trace["seeds"] = [{"entity": g.phrases[i], "weight": round(float(phrase_weights[i]), 6)}
+                          for i in np.argsort(-phrase_weights)[:20] if phrase_weights[i] > 0]
+        trace["top_nodes"] = [{"node": g.node_label(int(n)), "kind": g.node_kind(int(n)),
+                               "score": round(float(scores[n]), 6)} for n in np.argsort(-scores)[:10]]
+        trace["node_scores"] = {g.node_label(int(n)): round(float(scores[n]), 6)
+                                for n in np.argsort(-scores)[:200] if scores[n] > 0}
+        seeds = {i for i in np.nonzero(phrase_weights)[0].tolist()}
+        trace["paths"] = {g.passage_ids[j]: self.explain_path(g.passage_node(j), seeds) for j in ranked}
+        timings["explain"] = _ms(t)
+        return Retrieval(passages=[(g.passage_ids[j], float(passage_scores[j])) for j in ranked], trace=trace,
+                         timings_ms=timings)
+
+    # -- linking ----------------------------------------------------------------------------------
+    def _link_v2(self, question: str, queries: list[str], q_vecs: np.ndarray, trace: dict) -> np.ndarray | None:
+        g, cfg = self.graph, self.config
+        if not g.facts:
+            trace["fallback"] = "the graph has no facts: ranked by dense similarity"
+            return None
+        fact_sims = (g.fact_vectors @ q_vecs.T).max(axis=1)
+        top = _top(fact_sims, cfg.top_facts)
+        kept = list(top)
+        if cfg.llm_filter and self.chat is not None:
+            kept = self._filter_facts(question, top)
+        trace["query_facts"] = [{"fact": g.facts[i].text(g.phrases), "similarity": round(float(fact_sims[i]), 4),
+                                 "kept": i in kept} for i in top]
+        if not kept:
+            trace["fallback"] = "the LLM filter kept no fact: ranked by dense similarity"
+            return None
+        norm = _minmax(fact_sims)
+        weights = np.zeros(len(g.phrases))
+        for i in kept:
+            fact = g.facts[i]
+            score = max(float(norm[i]), 1e-6)  # the lowest fact still counts a little
+            for p in (fact.subject, fact.object):
+                weights[p] = max(weights[p], score)
+        return self._specificity(weights)
+
+    def _link_v1(self, question: str, trace: dict) -> np.ndarray | None:
+        g = self.graph
+        out = chat_json(self.chat.client, [
+            {"role": "system", "content": "Name the entities in the question: people, organisations, places, "
+                                          'objects, dates, times. Answer with JSON only: {"entities": [...]}'},
+            {"role": "user", "content": question}], model=self.chat.model, schema=QUESTION_NER_SCHEMA,
+            max_tokens=150)
+        entities = [e for e in (out.value or {}).get("entities", []) if isinstance(e, str) and e.strip()] \
+            if isinstance(out.value, dict) else []
+        if not entities or not g.phrases:
+            trace["question_entities"] = entities
+            trace["fallback"] = "no entity found in the question: ranked by dense similarity"
+            return None
+        sims = self.embedder.embed(entities) @ g.phrase_vectors.T
+        weights = np.zeros(len(g.phrases))
+        links = []
+        for e, row in zip(entities, sims):
+            best = int(np.argmax(row))
+            weights[best] = 1.0
+            links.append({"entity": e, "node": g.phrases[best], "similarity": round(float(row[best]), 4)})
+        trace["question_entities"] = links
+        return self._specificity(weights)
+
+    def _specificity(self, weights: np.ndarray) -> np.ndarray:
+        """Divide each seed's weight by the number of passages mentioning it, so hubs do not flood the walk."""
+        counts = np.array([max(1, len(p)) for p in self.graph.phrase_passages], dtype=float)
+        return weights / counts
+
+    def _filter_facts(self, question: str, candidates: list[int]) -> list[int]:
+        g = self.graph
+        listing = "\n".join(f"{n}. {g.facts[i].text(g.phrases)}" for n, i in enumerate(candidates, 1))
+        out = chat_json(self.chat.client, [
+            {"role": "system", "content": "You select facts that help answer a question. Keep a fact if it is "
+                                          "about something the question asks about or needs. Answer with JSON "
+                                          'only: {"relevant": [fact numbers]}'},
+            {"role": "user", "content": f"Question: {question}\n\nFacts:\n{listing}"}],
+            model=self.chat.model, schema=FILTER_SCHEMA, max_tokens=80)
+        numbers = out.value.get("relevant") if isinstance(out.value, dict) else None
+        if not isinstance(numbers, list):
+            return list(candidates)  # an unreadable filter answer keeps every candidate rather than none
+        keep = {n for n in numbers if isinstance(n, int) and 1 <= n <= len(candidates)}
+        return [i for n, i in enumerate(candidates, 1) if n in keep]
+
+    def _phrase_to_passage(self) -> sp.csr_matrix:
+        if self._incidence is None:
+            g = self.graph
+            index = {pid: j for j, pid in enumerate(g.passage_ids)}
+            rows, cols = [], []
+            for i, pids in enumerate(g.phrase_passages):
+                for pid in pids:
+                    rows.append(index[pid])
+                    cols.append(i)
+            self._incidence = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
+                                            shape=(len(g.passage_ids), len(g.phrases)))
+        return self._incidence
+
+    # -- explanation ------------------------------------------------------------------------------
+    def explain_path(self, target: int, seeds: set[int], max_pops: int = 20000) -> list[dict]:
+        """The most probable walk from any seed to ``target``: nodes with the relations between them.
+
+        A reverse Dijkstra from the target, where stepping b -> a costs -log(w_ab / strength_b), the walker's
+        probability of taking that edge. Empty when no seed reaches the target.
+        """
+        g = self.graph
+        ppr = g.ppr
+        adj, strength = ppr.adjacency, ppr.strength
+        if target in seeds:
+            return [self._node(target)]
+        dist = {target: 0.0}
+        nxt: dict[int, int] = {}
+        heap = [(0.0, target)]
+        pops = 0
+        while heap and pops < max_pops:
+            d, a = heapq.heappop(heap)
+            pops += 1
+            if d > dist.get(a, math.inf):
+                continue
+            if a in seeds:
+                path, node = [a], a
+                while node != target:
+                    node = nxt[node]
+                    path.append(node)
+                return self._describe(path)
+            for b, w in zip(adj.indices[adj.indptr[a]:adj.indptr[a + 1]], adj.data[adj.indptr[a]:adj.indptr[a + 1]]):
+                nd = d - math.log(w / strength[b])
+                if nd < dist.get(b, math.inf):
+                    dist[b] = nd
+                    nxt[b] = a
+                    heapq.heappush(heap, (nd, int(b)))
+        return []
+
+    def _node(self, n: int) -> dict:
+        return {"node": self.graph.node_label(n), "kind": self.graph.node_kind(n)}
+
+    def _describe(self, path: list[int]) -> list[dict]:
+        g = self.graph
+        out = []
+        for a, b in zip(path, path[1:]):
+            out.append(self._node(a))
+            out.append({"edge": g.relation_between(a, b)})
+        out.append(self._node(path[-1]))
+        return out
+
+
+def _top(scores: np.ndarray, k: int) -> list[int]:
+    if len(scores) == 0 or k <= 0:
+        return []
+    k = min(k, len(scores))
+    part = np.argpartition(-scores, k - 1)[:k]
+    return [int(i) for i in part[np.argsort(-scores[part], kind="stable")]]
+
+
+def _minmax(x: np.ndarray) -> np.ndarray:
+    if len(x) == 0:
+        return x
+    lo, hi = float(x.min()), float(x.max())
+    return np.ones_like(x, dtype=float) if hi - lo < 1e-12 else (x - lo) / (hi - lo)
+
+
+def _ms(t: float) -> float:
+    return (time.perf_counter() - t) * 1000
