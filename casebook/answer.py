@@ -1,0 +1,51 @@
+"""The answer step: the SAME prompt and model for every strategy, so answers differ only by retrieval."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from llm import OpenAIClient, chat_json
+
+from .types import Passage
+
+ANSWER_SYSTEM = (
+    "You are a careful investigator's assistant. Answer the question using only the passages given. "
+    "Cite every passage you rely on by its id in square brackets, for example [D4]. If the passages do not "
+    "contain what is needed, answer exactly: I cannot tell from these passages. Answer in one to three sentences.")
+
+JUDGE_SYSTEM = (
+    "You grade answers. Given a question, the expected answer and a candidate answer, decide whether the candidate "
+    "reaches the same conclusion as the expected answer (wording may differ; extra correct detail is fine). "
+    'Answer with JSON only: {"correct": true or false}')
+JUDGE_SCHEMA = {"type": "object", "properties": {"correct": {"type": "boolean"}}, "required": ["correct"]}
+
+
+@dataclass
+class Answer:
+    text: str
+    elapsed_ms: float
+    cached: bool
+
+
+def answer_messages(question: str, passages: Sequence[Passage]) -> list[dict]:
+    context = "\n\n".join(f"[{p.id}] {p.title}: {p.text}" for p in passages) or "(no passages)"
+    return [{"role": "system", "content": ANSWER_SYSTEM},
+            {"role": "user", "content": f"Passages:\n{context}\n\nQuestion: {question}"}]
+
+
+def answer(client: OpenAIClient, model: str, question: str, passages: Sequence[Passage],
+           max_tokens: int = 200) -> Answer:
+    t = time.perf_counter()
+    result = client.chat(answer_messages(question, passages), model=model, max_tokens=max_tokens)
+    return Answer(text=result.text, elapsed_ms=(time.perf_counter() - t) * 1000, cached=result.cached)
+
+
+def judge(client: OpenAIClient, model: str, question: str, expected: str, candidate: str) -> bool | None:
+    """An LLM's verdict on a long answer; None when it gives no readable verdict. Reported apart from EM/F1."""
+    out = chat_json(client, [{"role": "system", "content": JUDGE_SYSTEM},
+                             {"role": "user", "content": f"Question: {question}\nExpected answer: {expected}\n"
+                                                         f"Candidate answer: {candidate}"}],
+                    model=model, schema=JUDGE_SCHEMA, max_tokens=20)
+    value = out.value.get("correct") if isinstance(out.value, dict) else None
+    return value if isinstance(value, bool) else None

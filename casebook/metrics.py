@@ -1,0 +1,71 @@
+"""Scores: Recall@k against supporting documents, and answer correctness against the expected answer."""
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections import Counter
+from statistics import mean, median
+from typing import Iterable, Sequence
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def recall_at_k(retrieved_docs: Sequence[str], gold: Iterable[str]) -> float | None:
+    """Share of gold documents among the retrieved ones (None when the question has no gold)."""
+    gold = set(gold)
+    if not gold:
+        return None
+    return len(gold & set(retrieved_docs)) / len(gold)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD-style: lowercase, drop punctuation and articles, collapse spaces (Unicode-aware)."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = "".join(" " if unicodedata.category(ch).startswith("P") or ch in string.punctuation else ch
+                   for ch in text)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(prediction: str, golds: Sequence[str]) -> bool:
+    p = normalize_answer(prediction)
+    return any(p == normalize_answer(g) for g in golds if g)
+
+
+def token_f1(prediction: str, golds: Sequence[str]) -> float:
+    best = 0.0
+    pred = normalize_answer(prediction).split()
+    for g in golds:
+        gold = normalize_answer(g).split()
+        common = Counter(pred) & Counter(gold)
+        same = sum(common.values())
+        if not pred or not gold or same == 0:
+            continue
+        precision, recall = same / len(pred), same / len(gold)
+        best = max(best, 2 * precision * recall / (precision + recall))
+    return best
+
+
+def contains(prediction: str, golds: Sequence[str]) -> bool:
+    """Does the prediction contain a gold answer as a run of whole words?"""
+    pred = f" {normalize_answer(prediction)} "
+    return any(normalize_answer(g) and f" {normalize_answer(g)} " in pred for g in golds)
+
+
+def answer_scores(prediction: str | None, expected: str, aliases: Sequence[str]) -> dict | None:
+    """EM, F1 and contains against the expected answer and its aliases; ``correct`` = EM or contains."""
+    golds = [g for g in [expected, *aliases] if g]
+    if prediction is None or not golds:
+        return None
+    em, has = exact_match(prediction, golds), contains(prediction, golds)
+    return {"exact_match": em, "f1": round(token_f1(prediction, golds), 4), "contains": has, "correct": em or has}
+
+
+def safe_mean(values: Iterable[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return round(mean(vals), 4) if vals else None
+
+
+def safe_median(values: Iterable[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return round(median(vals), 3) if vals else None

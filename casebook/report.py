@@ -1,0 +1,143 @@
+"""The evaluation report: one JSON contract (schema in report.schema.json) and the same tables in Markdown."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Sequence
+
+from . import metrics
+from .runner import Lab, QuestionResult, RunConfig
+
+SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
+REPORT_VERSION = 1
+
+
+def build_report(lab: Lab, results: Sequence[QuestionResult], build_reports: dict | None = None) -> dict:
+    case, cfg, backend = lab.case, lab.config, lab.backend
+    settings = {
+        "top_k": cfg.top_k, "retrieval_only": cfg.retrieval_only, "triples": cfg.triples,
+        "expand_query": cfg.expand_query, "judge": cfg.judge, "damping": cfg.damping,
+        "passage_weight": cfg.passage_weight, "top_facts": cfg.top_facts,
+        "llm_filter": cfg.llm_filter and not cfg.retrieval_only,
+        "backend": backend.kind if backend else "none", "base_url": backend.base_url if backend else None,
+        "model": backend.model if backend else None,
+        "extraction_model": backend.extraction_model if backend else None,
+        "embed_model": lab.embedder.name,
+    }
+    questions = []
+    for r in results:
+        q = r.question
+        questions.append({
+            "id": q.id, "question": q.question, "type": q.type, "supporting_docs": list(q.supporting_docs),
+            "expected_answer": q.expected_answer, "expansions": r.expansions,
+            "results": {name: {
+                "retrieved": s.retrieved, "passages": s.passages, "scores": s.scores, "recall": s.recall,
+                "answer": s.answer, "answer_correct": s.answer_scores["correct"] if s.answer_scores else None,
+                "answer_scores": s.answer_scores, "judge_correct": s.judge_correct,
+                "retrieval_ms": round(s.retrieval_ms, 3), "timings_ms": s.timings_ms, "trace": s.trace,
+            } for name, s in r.results.items()}})
+    return {
+        "report_version": REPORT_VERSION,
+        "case": {"name": case.name, "title": case.title, "path": case.path, "fingerprint": case.fingerprint,
+                 "documents": len(case.documents), "passages": len(case.passages), "questions": len(case.questions)},
+        "settings": settings,
+        "strategies": list(cfg.strategies),
+        "build": build_reports or {},
+        "questions": questions,
+        "summary": summarise(questions, cfg.strategies),
+    }
+
+
+def summarise(questions: list[dict], strategies: Sequence[str]) -> dict:
+    out = {}
+    for name in strategies:
+        rows = [q["results"][name] for q in questions if name in q["results"]]
+        by_type = defaultdict(list)
+        for q in questions:
+            if name in q["results"] and q["results"][name]["recall"] is not None:
+                by_type[q["type"]].append(q["results"][name]["recall"])
+        graded = [r["answer_scores"] for r in rows if r["answer_scores"]]
+        judged = [r["judge_correct"] for r in rows if r["judge_correct"] is not None]
+        out[name] = {
+            "questions": len(rows),
+            "scored_questions": sum(1 for r in rows if r["recall"] is not None),
+            "recall": metrics.safe_mean(r["recall"] for r in rows),
+            "recall_by_type": {t: metrics.safe_mean(v) for t, v in sorted(by_type.items())},
+            "answer_accuracy": metrics.safe_mean(float(g["correct"]) for g in graded) if graded else None,
+            "answer_f1": metrics.safe_mean(g["f1"] for g in graded) if graded else None,
+            "judge_accuracy": metrics.safe_mean(float(j) for j in judged) if judged else None,
+            "median_retrieval_ms": metrics.safe_median(r["retrieval_ms"] for r in rows),
+            "median_answer_ms": metrics.safe_median(r["timings_ms"].get("answer") for r in rows),
+        }
+    return out
+
+
+def validate_report(report: dict) -> None:
+    """Raise jsonschema.ValidationError if the report breaks the documented contract."""
+    import jsonschema
+
+    jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+
+
+def _fmt(value, pct: bool = False) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}" if not pct else f"{value * 100:.0f}%"
+    return str(value)
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(report: dict) -> str:
+    """The same tables as the JSON report, readable on GitHub."""
+    s, case = report["settings"], report["case"]
+    names = report["strategies"]
+    lines = [f"# {_cell(case['title'])}: {' vs '.join(names)}", "",
+             f"{case['documents']} documents, {case['passages']} passages, {len(report['questions'])} questions run. "
+             f"top-k {s['top_k']}; backend {s['backend']} ({s['model'] or 'no chat model'}); embeddings "
+             f"{s['embed_model']}; triples {s['triples']}; damping {s['damping']}; passage weight "
+             f"{s['passage_weight']}; query expansion {'on' if s['expand_query'] else 'off'}"
+             f"{'; retrieval only' if s['retrieval_only'] else ''}.", "", "## Summary", "",
+             "| strategy | Recall@k | answer accuracy | answer F1 | judge | median retrieval ms | median answer ms |",
+             "|---|---|---|---|---|---|---|"]
+    for name in names:
+        m = report["summary"][name]
+        lines.append(f"| {name} | {_fmt(m['recall'])} | {_fmt(m['answer_accuracy'])} | {_fmt(m['answer_f1'])} | "
+                     f"{_fmt(m['judge_accuracy'])} | {_fmt(m['median_retrieval_ms'])} | {_fmt(m['median_answer_ms'])} |")
+    types = sorted({t for n in names for t in report["summary"][n]["recall_by_type"]})
+    if types:
+        lines += ["", "## Recall@k by question type", "", "| strategy | " + " | ".join(types) + " |",
+                  "|---|" + "---|" * len(types)]
+        for name in names:
+            by = report["summary"][name]["recall_by_type"]
+            lines.append(f"| {name} | " + " | ".join(_fmt(by.get(t)) for t in types) + " |")
+    lines += ["", "## Questions", "", "| id | type | question | gold | " +
+              " | ".join(f"{n} retrieved | {n} recall | {n} correct" for n in names) + " |",
+              "|---|---|---|---|" + "---|---|---|" * len(names)]
+    for q in report["questions"]:
+        cells = [q["id"], q["type"], _cell(q["question"]), ", ".join(q["supporting_docs"]) or "-"]
+        for n in names:
+            r = q["results"].get(n, {})
+            gold = set(q["supporting_docs"])
+            cells += [", ".join(f"**{d}**" if d in gold else d for d in r.get("retrieved", [])),
+                      _fmt(r.get("recall")), _fmt(r.get("answer_correct"))]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    if not s["retrieval_only"]:
+        lines += ["", "## Answers", ""]
+        for q in report["questions"]:
+            lines.append(f"**{q['id']}. {_cell(q['question'])}** (expected: {_cell(q['expected_answer'] or '-')})")
+            lines.append("")
+            for n in names:
+                r = q["results"].get(n, {})
+                lines.append(f"- {n}: {_cell(r.get('answer') or '-')}")
+            lines.append("")
+    lines += ["", "Gold documents are in **bold**. Recall@k counts the question's supporting documents found in "
+              "the top k; an answer is correct when it matches the expected answer or an alias exactly, or contains "
+              "one as whole words (after lower-casing and dropping punctuation and articles)."]
+    return "\n".join(lines) + "\n"

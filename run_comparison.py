@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Solve a case two (or more) ways and compare: naive RAG vs HippoRAG, side by side.
+
+Exit codes: 0 done; 2 bad arguments, bad case or unusable index folder; 3 model backend unavailable.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from casebook import catalog
+from casebook.loader import CaseError, load_case
+from casebook.report import build_report, to_markdown
+from casebook.runner import Lab, RunConfig
+from casebook.strategies import DEFAULT_STRATEGIES, REGISTRY, get
+from casebook.types import Question
+from llm import LLMError, ModelFileError, Settings, connect, embedder_only
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", default=catalog.DEFAULT_CASE,
+                   help=f"case folder or file, or a bundled name ({', '.join(catalog.available())})")
+    p.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
+                   help=f"comma-separated, from: {', '.join(REGISTRY)}")
+    p.add_argument("--top-k", type=int, default=3)
+    p.add_argument("--retrieval-only", action="store_true", help="retrieve and score recall; no answers")
+    p.add_argument("--triples", choices=["auto", "precomputed", "llm"], default="auto",
+                   help="precomputed = the case's triples.json; llm = OpenIE with the extraction model; "
+                        "auto = the file when the case has one")
+    p.add_argument("--expand-query", action="store_true", help="one LLM call turns the question into fact statements")
+    p.add_argument("--judge", action="store_true", help="also grade answers with an LLM judge (reported apart)")
+    p.add_argument("--questions", help="only these question ids, e.g. Q1,Q4")
+    p.add_argument("--ask", action="append", default=[], help="a free question (repeatable)")
+    p.add_argument("--backend", choices=["auto", "openai", "embedded"])
+    p.add_argument("--base-url", help="OpenAI-compatible URL or preset: lmstudio, ollama, llamacpp, vllm")
+    p.add_argument("--model")
+    p.add_argument("--extraction-model")
+    p.add_argument("--embed-model")
+    p.add_argument("--damping", type=float, default=0.5)
+    p.add_argument("--passage-weight", type=float, default=0.05)
+    p.add_argument("--no-llm-filter", action="store_true", help="HippoRAG: keep the top facts without the LLM filter")
+    p.add_argument("--workers", type=int, default=2, help="parallel OpenIE requests")
+    p.add_argument("--chroma-host", help="use a `chroma run` server instead of the local folder")
+    p.add_argument("--chroma-port", type=int)
+    p.add_argument("--json", type=Path, help="write the JSON report here")
+    p.add_argument("--markdown", type=Path, help="write the Markdown report here")
+    p.add_argument("--quiet", action="store_true", help="no progress bars, no per-question detail")
+    p.add_argument("--verbose", action="store_true", help="log what the libraries do")
+    return p.parse_args(argv)
+
+
+def fail(code: int, message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        settings = Settings.from_env().replace(backend=args.backend, base_url=args.base_url, model=args.model,
+                                                extraction_model=args.extraction_model, embed_model=args.embed_model,
+                                                chroma_host=args.chroma_host, chroma_port=args.chroma_port)
+        strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
+        config = RunConfig(strategies=strategies, top_k=args.top_k, retrieval_only=args.retrieval_only,
+                           triples=args.triples, expand_query=args.expand_query, judge=args.judge,
+                           damping=args.damping, passage_weight=args.passage_weight,
+                           llm_filter=not args.no_llm_filter, workers=args.workers)
+        case = load_case(catalog.resolve(args.case))
+    except CaseError as exc:
+        return fail(2, str(exc))
+    except (KeyError, ValueError) as exc:
+        return fail(2, exc.args[0] if exc.args else str(exc))
+
+    questions = case.questions
+    if args.questions:
+        wanted = [q.strip() for q in args.questions.split(",") if q.strip()]
+        known = {q.id: q for q in case.questions}
+        missing = [q for q in wanted if q not in known]
+        if missing:
+            return fail(2, f"no question {', '.join(map(repr, missing))} in {case.name} (it has {len(known)})")
+        questions = [known[q] for q in wanted]
+    questions = list(questions) + [Question(id=f"ask{i}", question=text, type="free")
+                                   for i, text in enumerate(args.ask, 1)]
+
+    uses_file = args.triples == "precomputed" or (args.triples == "auto" and case.triples)
+    needs_chat = (not config.retrieval_only or config.expand_query or config.judge or not uses_file
+                  or any(get(s).needs_llm for s in strategies))
+    try:
+        if needs_chat:
+            backend = connect(settings)
+            embedder = backend.embedder
+            print(backend.describe())
+        else:
+            backend, embedder = None, embedder_only(settings)
+            print(f"backend: none needed (retrieval only, precomputed triples); embeddings {embedder.name}")
+    except (LLMError, ModelFileError) as exc:
+        return fail(3, f"no model backend: {exc}")
+    except ValueError as exc:
+        return fail(2, str(exc))
+
+    try:
+        lab = Lab(case, settings, config, embedder=embedder, backend=backend)
+        reports = lab.build(progress=None if args.quiet else build_progress())
+        close_bars()
+        describe_build(reports)
+        if not questions:
+            print(f"{case.title}: the case has no questions, so nothing can be scored. "
+                  f"Ask one with --ask \"...\".")
+            return 0
+        if not case.questions:
+            print(f"{case.title}: the case has no questions with gold answers; showing retrieval only.")
+        bar = None if args.quiet else make_bar(len(questions), "questions")
+        results = lab.evaluate(questions, progress=lambda i, n, r: bar.update(1) if bar else None)
+        if bar:
+            bar.close()
+    except (LLMError, ModelFileError) as exc:
+        close_bars()
+        return fail(3, f"the model backend failed mid-run ({exc}). Everything computed so far is cached; "
+                       f"run the same command again to continue.")
+    except (ValueError, RuntimeError) as exc:  # includes IndexStoreError
+        close_bars()
+        return fail(2, str(exc))
+
+    report = build_report(lab, results, reports)
+    if not args.quiet:
+        print_questions(report, case)
+    print_summary(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+        print(f"wrote {args.json}")
+    if args.markdown:
+        args.markdown.write_text(to_markdown(report), encoding="utf-8")
+        print(f"wrote {args.markdown}")
+    return 0
+
+
+# -- terminal output --------------------------------------------------------------------------------
+_bars: dict = {}
+
+
+def make_bar(total: int, desc: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="item", file=sys.stderr, leave=False)
+
+
+def build_progress():
+    def progress(stage: str, done: int, total: int, detail=None):
+        bar = _bars.get(stage)
+        if bar is None:
+            bar = _bars[stage] = make_bar(total, stage)
+        bar.total = total
+        bar.n = done
+        if detail is not None and getattr(detail, "passage_id", None):
+            bar.set_postfix_str(f"{detail.passage_id}: {len(detail.triples)} triples")
+        bar.refresh()
+    return progress
+
+
+def close_bars():
+    for bar in _bars.values():
+        bar.close()
+    _bars.clear()
+
+
+def describe_build(reports: dict) -> None:
+    if "naive" in reports:
+        r = reports["naive"]
+        print(f"vector index: {r['embedded']} passage(s) embedded, {r['unchanged']} unchanged, {r['deleted']} deleted "
+              f"({r['elapsed_ms']:.0f} ms)")
+    if "graph" in reports:
+        g = reports["graph"]
+        how = "loaded from disk" if g["loaded"] else f"built ({g['openie_llm_calls']} OpenIE LLM calls)"
+        print(f"knowledge graph: {how}, triples {g['triples_source']}: {g['entities']} entities, {g['facts']} facts, "
+              f"{g['edges']} edges ({g['synonym_edges']} synonymy) in {g['elapsed_ms']:.0f} ms"
+              + (f"; {len(g['openie_failures'])} passage(s) failed OpenIE" if g["openie_failures"] else ""))
+
+
+def print_questions(report: dict, case) -> None:
+    for q in report["questions"]:
+        gold = set(q["supporting_docs"])
+        print(f"\n{q['id']} [{q['type']}] {q['question']}")
+        if q["expected_answer"]:
+            print(f"  expected: {q['expected_answer']}  (gold: {', '.join(q['supporting_docs']) or '-'})")
+        if q.get("expansions"):
+            print(f"  expansion: {' | '.join(q['expansions'])}")
+        for name, r in q["results"].items():
+            recall = "" if r["recall"] is None else f"  recall {r['recall']:.2f}"
+            print(f"  {name}:{recall}  ({r['retrieval_ms']:.0f} ms)")
+            for pid, score in zip(r["passages"], r["scores"]):
+                p = case.passage(pid)
+                mark = "*" if p.doc_id in gold else " "
+                print(f"   {mark} {pid:<8} {score:8.4f}  {p.title}")
+            if r["answer"] is not None:
+                verdict = {True: "correct", False: "wrong", None: "not graded"}[r["answer_correct"]]
+                print(f"    answer ({verdict}): {r['answer']}")
+
+
+def print_summary(report: dict) -> None:
+    k = report["settings"]["top_k"]
+    print(f"\nSummary ({report['case']['title']}, top-{k}):")
+    print(f"  {'strategy':<12} {'Recall@' + str(k):>9} {'accuracy':>9} {'F1':>6} {'retrieval ms':>13}  recall by type")
+    for name, m in report["summary"].items():
+        fmt = lambda v: "-" if v is None else f"{v:.2f}"
+        by = ", ".join(f"{t} {fmt(v)}" for t, v in m["recall_by_type"].items())
+        print(f"  {name:<12} {fmt(m['recall']):>9} {fmt(m['answer_accuracy']):>9} {fmt(m['answer_f1']):>6} "
+              f"{fmt(m['median_retrieval_ms']):>13}  {by}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
