@@ -17,6 +17,7 @@ from casebook.report import build_report, to_markdown
 from casebook.runner import Lab, RunConfig
 from casebook.strategies import DEFAULT_STRATEGIES, REGISTRY, get
 from casebook.types import Question
+from hipporag import HippoConfig
 from llm import LLMError, ModelFileError, Settings, connect, embedder_only
 
 
@@ -40,8 +41,10 @@ def parse_args(argv):
     p.add_argument("--model")
     p.add_argument("--extraction-model")
     p.add_argument("--embed-model")
-    p.add_argument("--damping", type=float, default=0.5)
-    p.add_argument("--passage-weight", type=float, default=0.05)
+    p.add_argument("--damping", type=float, default=HippoConfig.damping, help="HippoRAG: PPR damping (nx alpha)")
+    p.add_argument("--passage-weight", type=float, default=HippoConfig.passage_weight,
+                   help="HippoRAG: weight of passage nodes' dense scores in the reset vector")
+    p.add_argument("--top-facts", type=int, default=HippoConfig.top_facts, help="HippoRAG: facts linked per query")
     p.add_argument("--no-llm-filter", action="store_true", help="HippoRAG: keep the top facts without the LLM filter")
     p.add_argument("--workers", type=int, default=2, help="parallel OpenIE requests")
     p.add_argument("--chroma-host", help="use a `chroma run` server instead of the local folder")
@@ -68,8 +71,9 @@ def main(argv=None) -> int:
         strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
         config = RunConfig(strategies=strategies, top_k=args.top_k, retrieval_only=args.retrieval_only,
                            triples=args.triples, expand_query=args.expand_query, judge=args.judge,
-                           damping=args.damping, passage_weight=args.passage_weight,
-                           llm_filter=not args.no_llm_filter, workers=args.workers)
+                           hippo=HippoConfig(damping=args.damping, passage_weight=args.passage_weight,
+                                             top_facts=args.top_facts, llm_filter=not args.no_llm_filter),
+                           workers=args.workers)
         case = load_case(catalog.resolve(args.case))
     except CaseError as exc:
         return fail(2, str(exc))

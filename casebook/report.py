@@ -17,9 +17,9 @@ def build_report(lab: Lab, results: Sequence[QuestionResult], build_reports: dic
     case, cfg, backend = lab.case, lab.config, lab.backend
     settings = {
         "top_k": cfg.top_k, "retrieval_only": cfg.retrieval_only, "triples": cfg.triples,
-        "expand_query": cfg.expand_query, "judge": cfg.judge, "damping": cfg.damping,
-        "passage_weight": cfg.passage_weight, "top_facts": cfg.top_facts,
-        "llm_filter": cfg.llm_filter and not cfg.retrieval_only,
+        "expand_query": cfg.expand_query, "judge": cfg.judge, "damping": cfg.hippo.damping,
+        "passage_weight": cfg.hippo.passage_weight, "top_facts": cfg.hippo.top_facts,
+        "llm_filter": cfg.hippo.llm_filter and not cfg.retrieval_only,
         "backend": backend.kind if backend else "none", "base_url": backend.base_url if backend else None,
         "model": backend.model if backend else None,
         "extraction_model": backend.extraction_model if backend else None,

@@ -5,11 +5,14 @@ the same answer step answers from what it retrieved, and everything is scored.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import logging
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from hipporag import HippoConfig
 from llm import Backend, Embedder, Settings
 
 from . import answer as answer_step
@@ -31,10 +34,7 @@ class RunConfig:
     triples: str = "auto"
     expand_query: bool = False
     judge: bool = False
-    damping: float = 0.5
-    passage_weight: float = 0.05
-    top_facts: int = 5
-    llm_filter: bool = True
+    hippo: HippoConfig = HippoConfig()   # llm_filter applies only when answers are on (not retrieval-only)
     workers: int = 2
 
     def __post_init__(self):
@@ -88,10 +88,8 @@ class Lab:
         """Build or load every strategy's index; returns what each build did."""
         cfg = self.config
         ctx = BuildContext(case=self.case, settings=self.settings, embedder=self.embedder, backend=self.backend,
-                           triples=cfg.triples, damping=cfg.damping, passage_weight=cfg.passage_weight,
-                           top_facts=cfg.top_facts,
-                           llm_filter=cfg.llm_filter and not cfg.retrieval_only, workers=cfg.workers,
-                           progress=progress)
+                           triples=cfg.triples, workers=cfg.workers, progress=progress,
+                           hippo=dataclasses.replace(cfg.hippo, llm_filter=cfg.hippo.llm_filter and not cfg.retrieval_only))
         for name in cfg.strategies:
             t = time.perf_counter()
             self.retrievers[name] = get(name).build(ctx)

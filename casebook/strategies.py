@@ -1,9 +1,12 @@
 """The strategy registry: a new retrieval strategy is one module plus one line in ``REGISTRY``."""
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, field
 from typing import Callable
 
+from hipporag import HippoConfig
 from llm import Backend, Embedder, Settings
 
 from .types import Case, Retriever
@@ -20,10 +23,7 @@ class BuildContext:
     embedder: Embedder
     backend: Backend | None = None
     triples: str = "auto"              # "auto" (case file if it has one, else LLM), "precomputed" or "llm"
-    damping: float = 0.5
-    passage_weight: float = 0.05
-    top_facts: int = 5
-    llm_filter: bool = True
+    hippo: HippoConfig = HippoConfig()
     workers: int = 2
     progress: Progress | None = None
     shared: dict = field(default_factory=dict)   # work several strategies reuse (the graph)
@@ -84,12 +84,11 @@ def graph_for(ctx: BuildContext):
 
 def _hippo(linking: str, name: str) -> Callable[[BuildContext], Retriever]:
     def build(ctx: BuildContext) -> Retriever:
-        from hipporag import ChatModel, HippoConfig, HippoRAGRetriever
+        from hipporag import ChatModel, HippoRAGRetriever
 
         graph = graph_for(ctx).graph
         chat = ChatModel(ctx.backend.client, ctx.backend.model) if ctx.backend else None
-        config = HippoConfig(linking=linking, top_facts=ctx.top_facts, damping=ctx.damping,
-                             passage_weight=ctx.passage_weight, llm_filter=ctx.llm_filter and chat is not None)
+        config = dataclasses.replace(ctx.hippo, linking=linking, llm_filter=ctx.hippo.llm_filter and chat is not None)
         return HippoRAGRetriever(graph, ctx.embedder, config, chat=chat, name=name)
     return build
 

@@ -34,10 +34,11 @@ QUESTION_NER_SCHEMA = {"type": "object", "properties": {"entities": {"type": "ar
 
 @dataclass(frozen=True)
 class HippoConfig:
+    """Defaults picked by benchmarks/sensitivity.py on musique_train100 (see BENCHMARKS.md)."""
     linking: str = "v2"
-    top_facts: int = 5
-    damping: float = 0.5
-    passage_weight: float = 0.05
+    top_facts: int = 3          # facts linked per query (the question and each expansion statement)
+    damping: float = 0.5        # nx.pagerank's alpha: probability of following an edge
+    passage_weight: float = 0.1  # scale of the passage nodes' min-max dense score in the reset vector
     llm_filter: bool = True
 
     def __post_init__(self):
@@ -123,8 +124,11 @@ class HippoRAGRetriever:
         if not g.facts:
             trace["fallback"] = "the graph has no facts: ranked by dense similarity"
             return None
-        fact_sims = (g.fact_vectors @ q_vecs.T).max(axis=1)
-        top = _top(fact_sims, cfg.top_facts)
+        per_query = g.fact_vectors @ q_vecs.T
+        fact_sims = per_query.max(axis=1)
+        # Each query (the question, then each expansion statement) links its own top facts.
+        top = list(dict.fromkeys(i for col in per_query.T for i in _top(col, cfg.top_facts)))
+        top.sort(key=lambda i: -fact_sims[i])
         kept = list(top)
         if cfg.llm_filter and self.chat is not None:
             kept = self._filter_facts(question, top)
