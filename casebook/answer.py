@@ -10,9 +10,11 @@ from llm import OpenAIClient, chat_json
 from .types import Passage
 
 ANSWER_SYSTEM = (
-    "You are a careful investigator's assistant. Answer the question using only the passages given. "
-    "Cite every passage you rely on by its id in square brackets, for example [D4]. If the passages do not "
-    "contain what is needed, answer exactly: I cannot tell from these passages. Answer in one to three sentences.")
+    "You answer questions about a case file using only the passages given. Combine facts from several passages "
+    "when the question needs it: compare times, match people, places and objects across passages, and draw the "
+    "conclusion they support. Cite every passage you use by its id in square brackets, for example [D4]. Give the "
+    "answer first, then the reason, in one to three sentences. Only if no passage is relevant, answer: "
+    "I cannot tell from these passages.")
 
 JUDGE_SYSTEM = (
     "You grade answers. Given a question, the expected answer and a candidate answer, decide whether the candidate "

@@ -36,7 +36,7 @@ QUESTION_NER_SCHEMA = {"type": "object", "properties": {"entities": {"type": "ar
 class HippoConfig:
     """Defaults picked by benchmarks/sensitivity.py on musique_train100 (see BENCHMARKS.md)."""
     linking: str = "v2"
-    top_facts: int = 3          # facts linked per query (the question and each expansion statement)
+    top_facts: int = 5          # facts linked per query (the question and each expansion statement)
     damping: float = 0.5        # nx.pagerank's alpha: probability of following an edge
     passage_weight: float = 0.1  # scale of the passage nodes' min-max dense score in the reset vector
     llm_filter: bool = True
@@ -137,7 +137,10 @@ class HippoRAGRetriever:
         if not kept:
             trace["fallback"] = "the LLM filter kept no fact: ranked by dense similarity"
             return None
-        norm = _minmax(fact_sims)
+        # Min-max over the linked facts (not all facts): the best linked fact weighs 1, the weakest ~0, so a
+        # barely-related fifth fact cannot outweigh the two that match (measured: MuSiQue R@2 0.43 -> 0.49).
+        norm = np.zeros_like(fact_sims)
+        norm[top] = _minmax(fact_sims[top])
         weights = np.zeros(len(g.phrases))
         for i in kept:
             fact = g.facts[i]

@@ -1,11 +1,13 @@
 """Against the REAL embedded llama.cpp server on 127.0.0.1, over HTTP."""
+import subprocess
+import sys
 import time
 
 import numpy as np
 import pytest
 
 from llm import ModelNotFound, OpenAIClient, ServerUnavailable, Settings, chat_json, connect
-from llm import embedded
+from conftest import ROOT
 
 
 def test_chat_answers(backend):
@@ -59,18 +61,25 @@ def test_openai_backend_talks_to_a_real_server(backend, base_settings):
 
 
 def test_stopped_server_gives_a_typed_error_within_the_timeout(base_settings):
-    server = embedded.ensure_server(base_settings)
-    client = OpenAIClient(server.base_url, timeout=5, max_retries=1, backoff=0.05)
-    client._known_models = [server.model]
-    embedded.stop_server()
+    """A second embedded server in its own process, killed: the client must say so, quickly and by name."""
+    script = ("import sys, time; sys.path.insert(0, sys.argv[1]); from llm import Settings; "
+              "from llm.embedded import ensure_server; "
+              "s = ensure_server(Settings(models_dir=sys.argv[2], embedded_parallel=1)); "
+              "print(s.base_url, s.model, flush=True); time.sleep(600)")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(ROOT), str(base_settings.model_dir)],
+                            stdout=subprocess.PIPE, text=True)
     try:
-        started = time.perf_counter()
-        with pytest.raises(ServerUnavailable) as err:
-            client.chat([{"role": "user", "content": "hi"}], model=server.model, max_tokens=5, use_cache=False)
-        assert time.perf_counter() - started < 5
-        assert server.base_url in str(err.value)
+        base_url, model = proc.stdout.readline().split()
+        client = OpenAIClient(base_url, timeout=5, max_retries=1, backoff=0.05)
+        assert client.chat([{"role": "user", "content": "Say hi."}], model=model, max_tokens=5).text
     finally:
-        embedded.ensure_server(base_settings)  # later tests get a running server again
+        proc.kill()
+        proc.wait(timeout=30)
+    started = time.perf_counter()
+    with pytest.raises(ServerUnavailable) as err:
+        client.chat([{"role": "user", "content": "hi"}], model=model, max_tokens=5, use_cache=False)
+    assert time.perf_counter() - started < 5
+    assert base_url in str(err.value)
 
 
 def test_settings_from_env_and_presets(tmp_path):

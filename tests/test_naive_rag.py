@@ -11,6 +11,7 @@ from casebook.catalog import resolve
 from casebook.loader import load_case
 from casebook.types import Passage
 from llm import Settings, embedder_only
+from helpers import CountingEmbedder
 from naive_rag import IndexStoreError, NaiveRetriever, VectorIndex, open_chroma
 
 CHROMA = Path(sys.executable).parent / "chroma"
@@ -26,16 +27,6 @@ def settings(tmp_path):
     return Settings(data_dir=tmp_path / "index", cache_dir=tmp_path / "cache", cache_enabled=False)
 
 
-class CountingEmbedder:
-    """Wraps the real local embedder and counts the texts it is asked to embed."""
-
-    def __init__(self, inner):
-        self.inner, self.name, self.usage = inner, inner.name, inner.usage
-        self.texts = 0
-
-    def embed(self, texts):
-        self.texts += len(texts)
-        return self.inner.embed(texts)
 
 
 def test_incremental_sync(settings, case):

@@ -1,0 +1,86 @@
+"""The knowledge graph as an interactive pyvis (vis-network) page that works offline.
+
+Labels and tooltips are plain text all the way: pyvis serialises node data with Jinja's ``tojson`` (which
+escapes <, > and &), vis-network draws labels on a canvas and sets tooltips with ``innerText``. We never
+enable pyvis features that write titles as HTML, and never set its (unescaped) heading.
+"""
+from __future__ import annotations
+
+import unicodedata
+
+from .graph import KnowledgeGraph
+
+ENTITY_COLOR, PASSAGE_COLOR, SEED_COLOR, MATCH_COLOR = "#4c78a8", "#f58518", "#e45756", "#54a24b"
+MAX_LABEL = 60
+
+
+def plain(text: str, limit: int = MAX_LABEL) -> str:
+    """Printable text only (no control characters), shortened for display."""
+    text = "".join(ch for ch in str(text) if unicodedata.category(ch)[0] != "C" or ch == " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def select_nodes(graph: KnowledgeGraph, max_nodes: int, focus: set[int] | None = None,
+                 scores: dict[int, float] | None = None) -> list[int]:
+    """Which nodes to draw: all of a small graph; else the focus, the best-scored and the best-connected."""
+    if graph.n_nodes <= max_nodes:
+        return list(range(graph.n_nodes))
+    strength = graph.ppr.strength
+    chosen = list(dict.fromkeys(sorted(focus or ())))
+    if scores:
+        chosen += [n for n, _ in sorted(scores.items(), key=lambda kv: -kv[1])]
+    if focus:  # neighbours of the focus nodes, strongest first
+        adj = graph.ppr.adjacency
+        for n in list(focus):
+            nbrs = adj.indices[adj.indptr[n]:adj.indptr[n + 1]]
+            chosen += sorted(nbrs.tolist(), key=lambda m: -strength[m])
+    chosen += sorted(range(graph.n_nodes), key=lambda m: -strength[m])
+    return list(dict.fromkeys(chosen))[:max_nodes]
+
+
+def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, float] | None = None,
+               seeds: set[int] | None = None, max_nodes: int = 250, height: str = "560px") -> tuple[str, dict]:
+    """HTML for the graph (self-contained: vis-network in line) and what was drawn."""
+    from pyvis.network import Network
+
+    needle = highlight.casefold().strip()
+    matches = {i for i, label in enumerate(graph.phrases) if needle and needle in label.casefold()}
+    focus = set(seeds or ()) | matches
+    nodes = select_nodes(graph, max_nodes, focus=focus or None, scores=scores)
+    shown = set(nodes)
+    net = Network(height=height, width="100%", cdn_resources="in_line", bgcolor="#ffffff")
+    top = max(scores.values()) if scores else 0.0
+    for n in nodes:
+        is_passage = graph.node_kind(n) == "passage"
+        label = plain(graph.node_label(n))
+        if is_passage:
+            j = n - len(graph.phrases)
+            title = f"passage {graph.passage_ids[j]}"
+        else:
+            facts = [f.text(graph.phrases) for f in graph.facts if n in (f.subject, f.object)][:8]
+            title = f"{graph.phrases[n]}\n" + "\n".join(f"- {plain(t, 120)}" for t in facts)
+        color = SEED_COLOR if seeds and n in seeds else MATCH_COLOR if n in matches else \
+            PASSAGE_COLOR if is_passage else ENTITY_COLOR
+        size = 12 if is_passage else 8
+        if scores and top > 0:
+            size = 6 + 30 * (scores.get(n, 0.0) / top) ** 0.5
+            title += f"\nPPR mass: {scores.get(n, 0.0):.4f}"
+        net.add_node(int(n), label=label, title=title, color=color, size=float(size),
+                     shape="box" if is_passage else "dot", borderWidth=3 if n in focus else 1)
+    rows, cols, weights, kinds = graph.edges()
+    drawn = 0
+    for r, c, w, kind in zip(rows.tolist(), cols.tolist(), weights.tolist(), kinds):
+        if r in shown and c in shown:
+            title = graph.relation_between(r, c) if kind == "relation" else kind
+            net.add_edge(int(r), int(c), title=plain(title, 120), value=float(w),
+                         dashes=kind == "synonym", color="#bbbbbb" if kind == "mention" else
+                         "#9467bd" if kind == "synonym" else "#555555")
+            drawn += 1
+    net.set_options('{"physics": {"stabilization": {"iterations": 150}, "barnesHut": {"springLength": 110}},'
+                    ' "interaction": {"hover": true, "tooltipDelay": 120}}')
+    html = net.generate_html(notebook=False)
+    # A graph inside a hidden tab or expander lays out at zero width: refit whenever the frame resizes.
+    html = html.replace("</body>", "<script>window.addEventListener('resize', function () {"
+                                   " if (typeof network !== 'undefined') { network.fit(); } });</script></body>")
+    return html, {"nodes": len(nodes), "edges": drawn, "total_nodes": graph.n_nodes,
+                  "total_edges": len(rows), "matches": len(matches)}

@@ -1,0 +1,159 @@
+"""HippoRAG: PPR against nx.pagerank, graph building, retrieval on a generated bridge case, OpenIE faults."""
+import networkx as nx
+import numpy as np
+import pytest
+
+from conftest import chat_body, reply
+from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES, CountingEmbedder, make_case
+from hipporag import ChatModel, HippoConfig, HippoRAGRetriever, build_graph, build_or_load, passage_triples
+from hipporag.normalize import normalize_entity
+from hipporag.openie import extract
+from hipporag.ppr import PPRMatrix
+from llm import OpenAIClient, Settings, embedder_only
+from naive_rag import NaiveRetriever, VectorIndex, open_chroma
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory):
+    return embedder_only(Settings(cache_enabled=False))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("damping", [0.5, 0.85])
+def test_ppr_equals_networkx(seed, damping):
+    rng = np.random.default_rng(seed)
+    g = nx.gnm_random_graph(300, 900, seed=seed)
+    g.add_nodes_from(range(300, 305))  # isolated (dangling) nodes too
+    for u, v in g.edges:
+        g[u][v]["weight"] = float(rng.uniform(0.1, 3.0))
+    p = np.zeros(g.number_of_nodes())
+    p[rng.choice(300, size=5, replace=False)] = rng.uniform(0.5, 2.0, size=5)
+    rows, cols = zip(*g.edges)
+    ours = PPRMatrix(g.number_of_nodes(), np.array(rows), np.array(cols),
+                     np.array([g[u][v]["weight"] for u, v in g.edges])).run(p, damping=damping, tol=1e-12)
+    ref = nx.pagerank(g, alpha=damping, personalization={i: float(p[i]) for i in range(len(p))},
+                      weight="weight", tol=1e-13, max_iter=1000)
+    assert ours.converged
+    assert np.abs(ours.scores - np.array([ref[i] for i in range(len(p))])).max() < 1e-6
+
+
+def test_normalisation_is_unicode_safe():
+    assert normalize_entity("Zoë Müller") == "zoë müller"
+    assert normalize_entity("Mrs. Blackwood") == normalize_entity("Mrs Blackwood") == "mrs blackwood"
+    assert normalize_entity("Victoria’s car") == normalize_entity("Victoria's car") == "victorias car"
+    assert normalize_entity("  ŁUKASZ   Nowak ") == "łukasz nowak"
+
+
+def test_graph_on_precomputed_triples(embedder):
+    triples = [("D1", "Mrs. Blackwood", "owns", "pearl necklace"), ("D2", "Mrs Blackwood", "hosted", "dinner"),
+               ("D2", "the Blackwood mansion", "has", "garden"), ("D3", "Blackwood mansion", "stands in", "Dunmore"),
+               ("D3", "Zoë Müller", "visited", "Blackwood mansion")]
+    case = make_case([{"id": f"D{i}", "text": f"passage {i}"} for i in (1, 2, 3)])
+    g = build_graph(triples, case.passages, embedder)
+    assert g.phrase_keys.count("mrs blackwood") == 1           # "Mrs." and "Mrs" are one node
+    assert "zoë müller" in g.phrase_keys
+    i, j = g.phrase_keys.index("the blackwood mansion"), g.phrase_keys.index("blackwood mansion")
+    assert any({a, b} == {i, j} and s >= 0.8 for a, b, s in g.synonyms)  # near-duplicates get a synonymy edge
+    stats = g.stats()
+    assert stats["synonym_edges"] >= 1 and stats["passages"] == 3 and stats["facts"] == 5
+    nxg = g.to_networkx()
+    assert nxg.nodes["p:D1"]["kind"] == "passage" and nxg.nodes["e:mrs blackwood"]["kind"] == "entity"
+    assert "Mrs. Blackwood owns pearl necklace" in nxg.edges["e:mrs blackwood", "e:pearl necklace"]["relations"]
+
+
+def test_times_get_no_synonymy_edges(embedder):
+    case = make_case([{"id": "D1", "text": "x"}])
+    g = build_graph([("D1", "guest", "arrived at", "8 PM"), ("D1", "guest", "left at", "9:15 PM")], case.passages,
+                    embedder)
+    times = {g.phrase_keys.index("8 pm"), g.phrase_keys.index("9 15 pm")}
+    assert not any({a, b} == times for a, b, _ in g.synonyms)
+
+
+def test_specificity_lowers_a_hub(embedder):
+    docs = [{"id": f"D{i}", "text": f"t{i}"} for i in range(6)]
+    triples = [(f"D{i}", "theft", "reported in", f"report {i}") for i in range(6)] + [("D0", "Orla Vance", "filed", "report 0")]
+    g = build_graph(triples, make_case(docs).passages, embedder)
+    r = HippoRAGRetriever(g, embedder, HippoConfig(llm_filter=False))
+    w = np.zeros(len(g.phrases))
+    hub, rare = g.phrase_keys.index("theft"), g.phrase_keys.index("orla vance")
+    w[[hub, rare]] = 1.0
+    out = r._specificity(w)
+    assert out[hub] == pytest.approx(1 / 6) and out[rare] == pytest.approx(1.0)
+
+
+def test_bridge_question_hipporag_finds_what_naive_misses(tmp_path, backend):
+    """The answer passage G2 shares no word with the question; only the graph (via Kestrel Foundry) reaches it."""
+    embedder = backend.embedder
+    case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
+    q = case.questions[0].question
+    assert not set(q.lower().rstrip("?").split()) & set(case.document("G2").text.lower().rstrip(".").split())
+    settings = Settings(data_dir=tmp_path, cache_enabled=False)
+    index = VectorIndex(open_chroma(settings), case.name, embedder)
+    index.sync(case.passages)
+    naive = NaiveRetriever(index, embedder).retrieve(q, top_k=len(case.passages)).ids
+    build = build_or_load(passages=case.passages, fingerprint=case.fingerprint, embedder=embedder,
+                          folder=tmp_path / "graphs", precomputed=case.triples)
+    chat = ChatModel(backend.client, backend.model)
+    hippo = HippoRAGRetriever(build.graph, embedder, HippoConfig(), chat=chat).retrieve(q, top_k=len(case.passages))
+    assert naive.index("G2") >= 3, naive          # naive RAG ranks the answer passage below the top 3
+    assert set(hippo.ids[:3]) >= {"G1", "G2"}, hippo.ids   # the real LLM filter keeps the Orla Vance fact
+    path = hippo.trace["paths"]["G2"]
+    assert path[0]["kind"] == "entity" and path[-1] == {"node": "G2", "kind": "passage"}
+    assert any(s["entity"] in ("Orla Vance", "Kestrel Foundry") for s in hippo.trace["seeds"])
+    # Without the filter the distractors' facts are linked too; the graph still lifts G2 above naive's rank.
+    unfiltered = HippoRAGRetriever(build.graph, embedder, HippoConfig(llm_filter=False)).retrieve(q, top_k=7).ids
+    assert unfiltered.index("G2") < naive.index("G2")
+
+
+def test_saved_graph_loads_without_embedding(tmp_path, embedder):
+    case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
+    counting = CountingEmbedder(embedder)
+    kwargs = dict(passages=case.passages, fingerprint=case.fingerprint, embedder=counting, folder=tmp_path,
+                  precomputed=case.triples)
+    first = build_or_load(**kwargs)
+    spent = counting.texts
+    second = build_or_load(**kwargs)
+    assert not first.loaded and second.loaded and spent > 0 and counting.texts == spent
+    assert second.graph.stats() == first.graph.stats()
+    assert np.allclose(second.graph.fact_vectors, first.graph.fact_vectors)
+
+
+def test_no_seed_falls_back_to_dense(embedder):
+    case = make_case([{"id": "D1", "text": "alpha"}, {"id": "D2", "text": "beta"}])
+    g = build_graph([], case.passages, embedder)
+    r = HippoRAGRetriever(g, embedder, HippoConfig(llm_filter=False)).retrieve("alpha?", top_k=2)
+    assert "dense" in r.trace["fallback"] and len(r.ids) == 2
+
+
+def test_precomputed_triples_attach_to_the_right_passage():
+    long_text = "Alpha met Beta in Rome. " * 60 + "\n\n" + "Gamma sailed to Oslo. " * 60
+    case = make_case([{"id": "L", "text": long_text}],
+                     triples=[{"doc_id": "L", "subject": "Gamma", "relation": "sailed to", "object": "Oslo"}])
+    assert len(case.passages) > 1
+    attached = passage_triples(case.triples, case.passages)
+    assert {pid for pid, *_ in attached} == {p.id for p in case.passages if "Gamma" in p.text}
+
+
+MALFORMED = [
+    "```json\n{\"named_entities\": [\"Orla Vance\"]}\n```",           # fenced: fine
+    "Sure, here you go: {\"triples\": [[\"Orla Vance\", \"founded\", \"Kestrel Foundry\"], [\"Kest",  # truncated
+    "I could not find anything useful.",                                 # prose
+    "{\"entities_list\": 3}",                                          # wrong keys
+    "",                                                                  # empty
+]
+
+
+def test_malformed_llm_outputs_never_crash_the_build(fault_server, embedder):
+    answers = iter(MALFORMED + MALFORMED * 4)
+    fault_server.script = [lambda h, req: reply(200, chat_body(next(answers, "")))(h, req)]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    case = make_case([{"id": f"D{i}", "text": "Orla Vance founded the Kestrel Foundry."} for i in range(4)])
+    result = extract(client, "m", case.passages)
+    assert len(result.passages) == 4
+    first = result.passages[0]
+    assert first.entities == ["Orla Vance"] and first.triples == [("Orla Vance", "founded", "Kestrel Foundry")]
+    assert result.failures and all(f.failed_stage in ("ner", "triples") for f in result.failures)
+    assert all(f.raw is not None for f in result.failures)
+    graph = build_graph(result.triples(), case.passages, embedder)  # the graph still builds
+    assert graph.stats()["facts"] >= 1
