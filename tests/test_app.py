@@ -1,0 +1,156 @@
+"""The Streamlit notebook: AppTest in-process, and a real browser (Debian chromium + Playwright)."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from hipporag import build_graph
+from hipporag.visual import graph_html
+from helpers import make_case
+
+XSS = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture
+def app_env(base_settings, monkeypatch):
+    env = {"LLM_BACKEND": "embedded", "DETECTIVE_CACHE_DIR": str(base_settings.cache_dir),
+           "DETECTIVE_DATA_DIR": str(base_settings.data_dir), "LLM_MODELS_DIR": str(base_settings.model_dir)}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return env
+
+
+def test_app_solves_the_bundled_case(app_env, backend):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=900)
+    at.run()
+    assert not at.exception
+    assert any("Purloined Pearl" in s.value for s in at.subheader)
+    next(b for b in at.button if b.label == "Build the indexes").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("Knowledge graph" in m.value for m in at.markdown)
+    chosen = at.selectbox(key="question_choice").value
+    assert "[multi-hop]" in chosen
+    next(b for b in at.button if b.label == "Ask").click()
+    at.run()
+    assert not at.exception and not at.error
+    headers = [s.value for s in at.subheader]
+    assert "Naive RAG" in headers and "HippoRAG" in headers
+    assert len([m for m in at.markdown if m.value.startswith("**Answer**")]) == 2   # one per column
+    # A rerun (what a second tab or any widget change does) reuses the built indexes.
+    at.run()
+    assert not at.exception
+    assert not any(b.label == "Build the indexes" for b in at.button)
+
+
+def test_graph_html_keeps_hostile_labels_as_text(backend):
+    case = make_case([{"id": "D1", "text": "A visitor came."}])
+    graph = build_graph([("D1", XSS, "visited", "the </script> house")], case.passages, backend.embedder)
+    html, drawn = graph_html(graph)
+    assert drawn["nodes"] == 3
+    assert XSS not in html and "</script> house" not in html       # serialised with <, > escaped
+    assert "\\u003cimg src=x onerror=alert(1)\\u003e" in html
+    assert 'src="http' not in html and "vis.DataSet" in html   # vis-network is in line: renders offline
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def streamlit_server(app_env, tmp_path):
+    port = _free_port()
+    env = {**os.environ, **app_env, "HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
+                             "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.3)
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture
+def browser(tmp_path):
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it with apt-get)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}"],
+            env={**os.environ, "HOME": str(tmp_path)})
+        yield b
+        b.close()
+
+
+def test_browser_cells_3_to_5(streamlit_server, browser, tmp_path, backend):
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(streamlit_server, wait_until="domcontentloaded")
+    page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
+    page.get_by_text("Knowledge graph ·").wait_for(timeout=900_000)
+    frame_el = page.locator("iframe").first
+    frame_el.wait_for(state="visible", timeout=60_000)
+    frame = frame_el.content_frame
+    frame.locator("#mynetwork canvas").wait_for(timeout=60_000)
+    assert frame.locator("#mynetwork").evaluate("() => network.body.data.nodes.length") > 10
+    page.get_by_role("button", name="Ask", exact=True).click()
+    page.get_by_text("Why each passage").wait_for(timeout=600_000)
+    assert page.get_by_role("heading", name="Naive RAG").is_visible()
+    assert page.get_by_role("heading", name="HippoRAG").first.is_visible()
+    assert page.get_by_text("Answer", exact=False).count() >= 2
+    page.get_by_role("heading", name="5 · Ask a question").scroll_into_view_if_needed()
+    shot = tmp_path / "cell5.png"
+    page.screenshot(path=str(shot), full_page=False)
+    assert shot.stat().st_size > 10_000
+    if os.environ.get("SAVE_SCREENSHOT"):
+        shutil.copy(shot, os.environ["SAVE_SCREENSHOT"])
+    assert not dialogs
+
+
+def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_path, backend):
+    case = {"documents": [{"id": "H1", "title": XSS, "text": f"{XSS} visited the harbour at noon."},
+                          {"id": "H2", "title": "Harbour", "text": "The harbour was closed at noon."}],
+            "triples": [{"doc_id": "H1", "subject": XSS, "relation": "visited", "object": "harbour"},
+                        {"doc_id": "H2", "subject": "harbour", "relation": "closed at", "object": "noon"}]}
+    upload = tmp_path / "hostile.json"
+    upload.write_text(json.dumps(case))
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(streamlit_server, wait_until="domcontentloaded")
+    page.get_by_text("Upload", exact=True).click(timeout=120_000)
+    page.locator("input[type=file]").set_input_files(str(upload))
+    page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
+    page.get_by_text("Knowledge graph ·").wait_for(timeout=300_000)
+    frame = page.locator("iframe").first.content_frame
+    frame.locator("#mynetwork canvas").wait_for(timeout=60_000)
+    labels = frame.locator("#mynetwork").evaluate("() => network.body.data.nodes.get().map(n => n.label)")
+    assert XSS in labels                                  # the label is the literal text...
+    assert frame.locator("img").count() == 0              # ...and no element was made of it
+    assert page.locator("img[src='x']").count() == 0
+    time.sleep(1)
+    assert not dialogs
