@@ -286,7 +286,7 @@ def cell_ask(lab: Lab) -> None:
                     for pid, score in zip(r.passages, r.scores)]
             st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
             if r.answer is not None:
-                verdict = {True: "✅ matches the expected answer", False: "❌ does not match",
+                verdict = {True: "✓ matches the expected answer", False: "✗ does not match",
                            None: ""}[r.answer_scores["correct"] if r.answer_scores else None]
                 st.markdown(f"**Answer** {verdict}")
                 st.text(r.answer)

@@ -6,12 +6,15 @@ enable pyvis features that write titles as HTML, and never set its (unescaped) h
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from .graph import KnowledgeGraph
 
 ENTITY_COLOR, PASSAGE_COLOR, SEED_COLOR, MATCH_COLOR = "#4c78a8", "#f58518", "#e45756", "#54a24b"
 MAX_LABEL = 60
+_REMOTE_SCRIPT = re.compile(r"<script[^>]*\bsrc=[\"']https?://[^>]*>\s*</script>", re.IGNORECASE)
+_REMOTE_LINK = re.compile(r"<link[^>]*\bhref=[\"']https?://[^>]*>", re.IGNORECASE)
 
 
 def plain(text: str, limit: int = MAX_LABEL) -> str:
@@ -79,6 +82,10 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
     net.set_options('{"physics": {"stabilization": {"iterations": 150}, "barnesHut": {"springLength": 110}},'
                     ' "interaction": {"hover": true, "tooltipDelay": 120}}')
     html = net.generate_html(notebook=False)
+    # pyvis's template also pulls Bootstrap from a CDN for menus we do not use: drop every remote resource so
+    # the page renders offline without waiting on blocked connections.
+    html = _REMOTE_SCRIPT.sub("", html)
+    html = _REMOTE_LINK.sub("", html)
     # A graph inside a hidden tab or expander lays out at zero width: refit whenever the frame resizes.
     html = html.replace("</body>", "<script>window.addEventListener('resize', function () {"
                                    " if (typeof network !== 'undefined') { network.fit(); } });</script></body>")

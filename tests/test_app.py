@@ -99,13 +99,13 @@ def browser(tmp_path):
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium, headless=True, args=[
             "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}"],
+            "--disable-component-update", "--disable-sync"],  # Playwright gives each launch a fresh profile
             env={**os.environ, "HOME": str(tmp_path)})
         yield b
         b.close()
 
 
-def test_browser_cells_3_to_5(streamlit_server, browser, tmp_path, backend):
+def test_browser_cells_3_to_5(streamlit_server, browser, tmp_path):
     page = browser.new_page(viewport={"width": 1500, "height": 1100})
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -131,7 +131,7 @@ def test_browser_cells_3_to_5(streamlit_server, browser, tmp_path, backend):
     assert not dialogs
 
 
-def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_path, backend):
+def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_path):
     case = {"documents": [{"id": "H1", "title": XSS, "text": f"{XSS} visited the harbour at noon."},
                           {"id": "H2", "title": "Harbour", "text": "The harbour was closed at noon."}],
             "triples": [{"doc_id": "H1", "subject": XSS, "relation": "visited", "object": "harbour"},
