@@ -1,0 +1,37 @@
+"""Shared by the benchmark scripts: project imports, result files, environment facts."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# run_all.py --quick points this at results/quick so a quick run never overwrites the committed full results.
+RESULTS = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "benchmarks" / "results")
+sys.path.insert(0, str(ROOT))
+
+
+def environment() -> dict:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    return {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit, "python": platform.python_version(),
+            "cpus": os.cpu_count(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "")}
+
+
+def write_result(name: str, payload: dict, out_dir: Path = RESULTS) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{name}.json"
+    path.write_text(json.dumps({"environment": environment(), **payload}, indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    return path
+
+
+def recall_at(ranked_docs: list[str], gold: list[str], k: int) -> float:
+    return len(set(ranked_docs[:k]) & set(gold)) / len(gold) if gold else 0.0
