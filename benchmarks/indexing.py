@@ -48,7 +48,7 @@ def measure(settings: Settings, case_name: str, n: int, workers: int) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="the Pearl and 10 MuSiQue passages, 2 workers only")
-    p.add_argument("--musique", type=int, default=50, help="how many MuSiQue passages")
+    p.add_argument("--musique", type=int, default=20, help="how many MuSiQue passages")
     args = p.parse_args(argv)
     settings = Settings.from_env().replace(backend="embedded")
     configs = [("purloined_pearl", 10, 2), ("musique_train100", 10, 2)] if args.quick else [

@@ -189,16 +189,22 @@ def _string(c: _Collector, fname: str, item: str, obj: dict, key: str, required:
     return unicodedata.normalize("NFC", value.strip())
 
 
-def _documents(c: _Collector, fname: str, value: Any) -> list[Document]:
+def _objects(c: _Collector, fname: str, value: Any, what: str, label_ids: bool = True):
+    """Yield (item label, object) for each object of a JSON array, reporting everything that is not one."""
     if not isinstance(value, list):
-        c.add(fname, "", "", f"expected an array of documents, got {_kind(value)}")
-        return []
-    docs = []
+        c.add(fname, "", "", f"expected an array of {what}, got {_kind(value)}")
+        return
     for i, obj in enumerate(value):
-        item = _item(i, obj)
-        if not isinstance(obj, dict):
+        item = _item(i, obj) if label_ids else f"item {i}"
+        if isinstance(obj, dict):
+            yield item, obj
+        else:
             c.add(fname, item, "", f"expected an object, got {_kind(obj)}")
-            continue
+
+
+def _documents(c: _Collector, fname: str, value: Any) -> list[Document]:
+    docs = []
+    for item, obj in _objects(c, fname, value, "documents"):
         doc_id = _string(c, fname, item, obj, "id")
         text = _string(c, fname, item, obj, "text", max_chars=MAX_DOCUMENT_CHARS)
         title = _string(c, fname, item, obj, "title", required=False)
@@ -238,15 +244,8 @@ def _id_list(c: _Collector, fname: str, item: str, obj: dict, key: str, doc_ids:
 
 def _questions(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Question]:
     fname = "questions.json"
-    if not isinstance(raw, list):
-        c.add(fname, "", "", f"expected an array of questions, got {_kind(raw)}")
-        return []
     out, seen = [], set()
-    for i, obj in enumerate(raw):
-        item = _item(i, obj)
-        if not isinstance(obj, dict):
-            c.add(fname, item, "", f"expected an object, got {_kind(obj)}")
-            continue
+    for item, obj in _objects(c, fname, raw, "questions"):
         qid = _string(c, fname, item, obj, "id")
         text = _string(c, fname, item, obj, "question", max_chars=10_000)
         qtype = _string(c, fname, item, obj, "type", required=False) or "unspecified"
@@ -270,15 +269,8 @@ def _questions(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Question]:
 
 def _triples(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Triple]:
     fname = "triples.json"
-    if not isinstance(raw, list):
-        c.add(fname, "", "", f"expected an array of triples, got {_kind(raw)}")
-        return []
     out = []
-    for i, obj in enumerate(raw):
-        item = f"item {i}"
-        if not isinstance(obj, dict):
-            c.add(fname, item, "", f"expected an object, got {_kind(obj)}")
-            continue
+    for item, obj in _objects(c, fname, raw, "triples", label_ids=False):
         values = [_string(c, fname, item, obj, k) for k in ("doc_id", "subject", "relation", "object")]
         if values[0] and values[0] not in doc_ids:
             c.add(fname, item, "doc_id", f"names unknown document {values[0]!r}")

@@ -21,14 +21,31 @@ class JSONExtractionError(ValueError):
 
 
 def strip_think(text: str) -> str:
-    """Remove reasoning: whole <think>..</think> blocks, or everything before a lone </think>."""
-    text = _THINK_BLOCK.sub("", text)
+    """Remove reasoning: <think>..</think> blocks, or everything before a lone </think>.
+
+    Tags inside a JSON value (a string that happens to contain "</think>") are left alone.
+    """
+    for match in reversed(list(_THINK_BLOCK.finditer(text))):
+        if not _inside_json(text, match.start()):
+            text = text[:match.start()] + text[match.end():]
     lowered = text.lower()
-    if "</think>" in lowered:
-        text = text[lowered.rindex("</think>") + len("</think>"):]
-    if lowered.lstrip().startswith("<think>"):  # unterminated: the model never finished thinking
+    close = lowered.find("</think>")
+    while close != -1 and _inside_json(text, close):
+        close = lowered.find("</think>", close + 1)
+    if close != -1:  # the opening tag was in the prompt: the reasoning ends at this closing tag
+        text = text[close + len("</think>"):]
+    elif lowered.lstrip().startswith("<think>"):  # unterminated: the model never finished thinking
         text = ""
     return text.strip()
+
+
+def _inside_json(text: str, pos: int) -> bool:
+    """Is ``pos`` inside a complete JSON object or array that starts before it?"""
+    for start in [i for i, ch in enumerate(text[:pos]) if ch in "[{"][:50]:
+        end = _matching_end(text, start)
+        if end is not None and end > pos and _loads(text[start:end + 1]) is not None:
+            return True
+    return False
 
 
 def extract_json(text: str) -> Any:
@@ -72,8 +89,8 @@ def _json_starts(text: str) -> list[int]:
     return [i for i, ch in enumerate(text) if ch in "[{"][:50]
 
 
-def _matching_end(text: str, start: int) -> int | None:
-    """Index of the bracket closing text[start], honouring strings; None if never closed."""
+def _brackets(text: str, start: int, quotes: str):
+    """Yield (index, bracket, depth after it) for brackets outside string literals, from ``start``."""
     depth = 0
     quote: str | None = None
     escaped = False
@@ -87,17 +104,23 @@ def _matching_end(text: str, start: int) -> int | None:
             elif ch == quote:
                 quote = None
             continue
-        if ch in "\"'":
+        if ch in quotes:
             # An apostrophe inside a word ("Victoria's") is not a quote.
-            if ch == "'" and i > 0 and text[i - 1].isalnum():
-                continue
-            quote = ch
+            if not (ch == "'" and i > 0 and text[i - 1].isalnum()):
+                quote = ch
         elif ch in "[{":
             depth += 1
+            yield i, ch, depth
         elif ch in "]}":
             depth -= 1
-            if depth == 0:
-                return i
+            yield i, ch, depth
+
+
+def _matching_end(text: str, start: int) -> int | None:
+    """Index of the bracket closing text[start], honouring strings; None if never closed."""
+    for i, ch, depth in _brackets(text, start, "\"'"):
+        if depth == 0:
+            return i
     return None
 
 
@@ -123,32 +146,15 @@ def _loads(snippet: str) -> Any:
 def _repair_truncated_array(fragment: str) -> list | None:
     """Keep the complete items of an array cut off mid-way (e.g. by max_tokens)."""
     items: list = []
-    depth = 0
-    quote: str | None = None
-    escaped = False
     item_start: int | None = None
-    for i, ch in enumerate(fragment):
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-            continue
-        if ch == '"':
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-            if depth == 2 and item_start is None:
-                item_start = i
-        elif ch in "]}":
-            depth -= 1
-            if depth == 1 and item_start is not None:
-                value = _loads(fragment[item_start:i + 1])
-                if value is not None:
-                    items.append(value)
-                item_start = None
+    for i, ch, depth in _brackets(fragment, 0, '"'):
+        if ch in "[{" and depth == 2 and item_start is None:
+            item_start = i
+        elif ch in "]}" and depth == 1 and item_start is not None:
+            value = _loads(fragment[item_start:i + 1])
+            if value is not None:
+                items.append(value)
+            item_start = None
     return items if items else None
 
 

@@ -93,3 +93,8 @@ def test_arbitrary_text_never_crashes(text):
     except JSONExtractionError:
         return
     assert isinstance(value, (dict, list))
+
+
+def test_think_tags_inside_json_strings_are_data():
+    assert extract_json('[{"note": "</think>"}]') == [{"note": "</think>"}]
+    assert extract_json('<think>draft {"a": 0}</think>{"note": "<think>x</think>"}') == {"note": "<think>x</think>"}
