@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """HippoRAG Recall@5 vs PPR damping and passage-node weight on musique_train100 (table + PNG).
 
-The defaults in hipporag.retriever.HippoConfig are the best cell of this grid (ties go to the HippoRAG paper's
-values); the script says whether they still are.
+The defaults in hipporag.retriever.HippoConfig are what ``pick_defaults`` chooses from this grid: among the cells
+within 0.01 Recall@5 of the best (one question in a hundred: noise on this set), the one nearest HippoRAG's
+published values (damping 0.5, passage weight 0.05). The script says whether the code's defaults still are that.
 """
 from __future__ import annotations
 
@@ -45,16 +46,25 @@ def main(argv=None) -> int:
             values.append(recall_at(docs, list(q.supporting_docs), 5))
         grid.append({"damping": d, "passage_weight": w, "recall@5": round(statistics.fmean(values), 4)})
         print(f"damping {d:.2f}  passage weight {w:.2f}  R@5 {grid[-1]['recall@5']:.3f}", flush=True)
-    best = max(grid, key=lambda g: (g["recall@5"], -abs(g["damping"] - 0.5), -abs(g["passage_weight"] - 0.05)))
+    best = max(grid, key=lambda g: g["recall@5"])
+    picked = pick_defaults(grid)
     default = HippoConfig()
     at_default = next((g for g in grid if g["damping"] == default.damping and g["passage_weight"] == default.passage_weight), None)
     write_result("sensitivity", {"case": args.case, "top_facts": default.top_facts, "grid": grid, "best": best,
+                                 "picked": picked,
                                  "defaults": {"damping": default.damping, "passage_weight": default.passage_weight,
                                               "recall@5": at_default["recall@5"] if at_default else None}})
     plot(grid, dampings, weights, args.case)
-    if at_default and at_default["recall@5"] < best["recall@5"]:
-        print(f"note: the code's defaults score {at_default['recall@5']:.3f}, the grid's best {best}")
+    if (picked["damping"], picked["passage_weight"]) != (default.damping, default.passage_weight):
+        print(f"NOTE: the grid picks {picked}; the code's defaults are damping {default.damping}, "
+              f"passage weight {default.passage_weight}: update HippoConfig")
     return 0
+
+
+def pick_defaults(grid: list[dict], tolerance: float = 0.01) -> dict:
+    top = max(g["recall@5"] for g in grid)
+    near = [g for g in grid if g["recall@5"] >= top - tolerance]
+    return min(near, key=lambda g: abs(g["damping"] - 0.5) + abs(g["passage_weight"] - 0.05))
 
 
 def plot(grid, dampings, weights, case_name) -> None:

@@ -32,6 +32,16 @@ QUESTION_NER_SCHEMA = {"type": "object", "properties": {"entities": {"type": "ar
                                                                      "maxItems": 10}}, "required": ["entities"]}
 
 
+def question_ner_messages(question: str) -> list[dict]:
+    """One-shot: name the question's own entities (proper names, titles, dates), never generic categories."""
+    return [{"role": "system", "content": "List the named entities that appear in the question: proper names of "
+                                          "people, organisations, places and works, and dates, copied as written. "
+                                          'Skip generic words. Answer with JSON only: {"entities": [...]}'},
+            {"role": "user", "content": "Which museum hired the woman who restored the schooner Santa Clara in 2019?"},
+            {"role": "assistant", "content": '{"entities": ["schooner Santa Clara", "2019"]}'},
+            {"role": "user", "content": question}]
+
+
 @dataclass(frozen=True)
 class HippoConfig:
     """Defaults picked by benchmarks/sensitivity.py on musique_train100 (see BENCHMARKS.md)."""
@@ -151,11 +161,8 @@ class HippoRAGRetriever:
 
     def _link_v1(self, question: str, trace: dict) -> np.ndarray | None:
         g = self.graph
-        out = chat_json(self.chat.client, [
-            {"role": "system", "content": "Name the entities in the question: people, organisations, places, "
-                                          'objects, dates, times. Answer with JSON only: {"entities": [...]}'},
-            {"role": "user", "content": question}], model=self.chat.model, schema=QUESTION_NER_SCHEMA,
-            max_tokens=150)
+        out = chat_json(self.chat.client, question_ner_messages(question), model=self.chat.model,
+                        schema=QUESTION_NER_SCHEMA, max_tokens=150)
         entities = [e for e in (out.value or {}).get("entities", []) if isinstance(e, str) and e.strip()] \
             if isinstance(out.value, dict) else []
         if not entities or not g.phrases:
