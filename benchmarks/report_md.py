@@ -68,7 +68,8 @@ def render_markdown(results, quick: bool, load) -> str:
         rows = []
         for x in ix["rows"]:
             for run in x["runs"]:
-                rows.append([x["case"], x["passages"], x["workers"], run["run"], run["seconds"], run["passages_per_min"],
+                rows.append([x["case"], x["passages"], x["workers"], run["run"], run["seconds"],
+                             run["passages_per_min"] if run["llm_calls"] else "(all from cache)",
                              run["llm_calls"], run["prompt_tokens"], run["completion_tokens"], run["triples"],
                              run["failures"]])
         out += _t(["case", "passages", "parallel", "run", "seconds", "passages/min", "LLM calls", "prompt tokens",

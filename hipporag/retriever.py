@@ -123,7 +123,8 @@ class HippoRAGRetriever:
         trace["node_scores"] = {g.node_label(int(n)): round(float(scores[n]), 6)
                                 for n in np.argsort(-scores)[:200] if scores[n] > 0}
         seeds = {i for i in np.nonzero(phrase_weights)[0].tolist()}
-        trace["paths"] = {g.passage_ids[j]: self.explain_path(g.passage_node(j), seeds) for j in ranked}
+        paths = self.explain_paths([g.passage_node(j) for j in ranked], seeds)
+        trace["paths"] = {g.passage_ids[j]: paths[g.passage_node(j)] for j in ranked}
         timings["explain"] = _ms(t)
         return Retrieval(passages=[(g.passage_ids[j], float(passage_scores[j])) for j in ranked], trace=trace,
                          timings_ms=timings)
@@ -213,44 +214,47 @@ class HippoRAGRetriever:
         return self._incidence
 
     # -- explanation ------------------------------------------------------------------------------
-    def explain_path(self, target: int, seeds: set[int], max_pops: int = 20000) -> list[dict]:
-        """The most probable walk from any seed to ``target``: nodes with the relations between them.
+    def explain_paths(self, targets: list[int], seeds: set[int], max_cost: float = 12.0,
+                      max_pops: int = 50000) -> dict[int, list[dict]]:
+        """For each target, the most probable walk from any seed to it: nodes with the relations between them.
 
-        A reverse Dijkstra from the target, where stepping b -> a costs -log(w_ab / strength_b), the walker's
-        probability of taking that edge. Empty when no seed reaches the target.
+        One Dijkstra from all seeds at once, where stepping a -> b costs -log(w_ab / strength_a), the walker's
+        probability of taking that edge; it stops once every target is reached, and ignores walks less likely
+        than exp(-max_cost) (they explain nothing). A target no seed reaches that way gets [].
         """
-        g = self.graph
-        ppr = g.ppr
+        ppr = self.graph.ppr
         adj, strength = ppr.adjacency, ppr.strength
-        if target in seeds:
-            return [self._node(target)]
-        dist = {target: 0.0}
-        nxt: dict[int, int] = {}
-        heap = [(0.0, target)]
-        pops = 0
-        while heap and pops < max_pops:
+        dist = {s: 0.0 for s in seeds}
+        prev: dict[int, int] = {}
+        heap = [(0.0, s) for s in seeds]
+        heapq.heapify(heap)
+        todo, found, pops = set(targets), {}, 0
+        while heap and todo and pops < max_pops:
             d, a = heapq.heappop(heap)
             pops += 1
             if d > dist.get(a, math.inf):
                 continue
-            if a in seeds:
-                path, node = [a], a
-                while node != target:
-                    node = nxt[node]
-                    path.append(node)
-                return self._describe(path)
-            for b, w in zip(adj.indices[adj.indptr[a]:adj.indptr[a + 1]], adj.data[adj.indptr[a]:adj.indptr[a + 1]]):
-                nd = d - math.log(w / strength[b])
-                if nd < dist.get(b, math.inf):
+            if a in todo:
+                todo.discard(a)
+                path = [a]
+                while path[-1] in prev:
+                    path.append(prev[path[-1]])
+                found[a] = self._describe(path[::-1])
+            lo, hi = adj.indptr[a], adj.indptr[a + 1]
+            for b, w in zip(adj.indices[lo:hi].tolist(), adj.data[lo:hi].tolist()):
+                nd = d - math.log(w / strength[a])
+                if nd <= max_cost and nd < dist.get(b, math.inf):
                     dist[b] = nd
-                    nxt[b] = a
-                    heapq.heappush(heap, (nd, int(b)))
-        return []
+                    prev[b] = a
+                    heapq.heappush(heap, (nd, b))
+        return {t: found.get(t, []) for t in targets}
 
     def _node(self, n: int) -> dict:
         return {"node": self.graph.node_label(n), "kind": self.graph.node_kind(n)}
 
     def _describe(self, path: list[int]) -> list[dict]:
+        if len(path) == 1:
+            return [self._node(path[0])]
         g = self.graph
         out = []
         for a, b in zip(path, path[1:]):
