@@ -25,7 +25,8 @@ def environment() -> dict:
             "cpus": os.cpu_count(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "")}
 
 
-def write_result(name: str, payload: dict, out_dir: Path = RESULTS) -> Path:
+def write_result(name: str, payload: dict, out_dir: Path | None = None) -> Path:
+    out_dir = out_dir or RESULTS
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{name}.json"
     path.write_text(json.dumps({"environment": environment(), **payload}, indent=2, ensure_ascii=False) + "\n")
