@@ -1,9 +1,14 @@
 """Small real-part helpers shared by tests."""
 from __future__ import annotations
 
+import json
+import socket
+import subprocess
+import time
+from contextlib import contextmanager
+
 from casebook.loader import load_files
 from casebook.types import Case
-import json
 
 
 class CountingEmbedder:
@@ -49,3 +54,27 @@ BRIDGE_TRIPLES = [
 ]
 BRIDGE_QUESTION = {"id": "B1", "question": "What does the company started by Orla Vance produce?",
                    "type": "multi-hop", "supporting_docs": ["G1", "G2"], "expected_answer": "bronze bells"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serving(command: list[str], port: int, timeout: float = 60, **popen):
+    """Run a server process until its port accepts connections; stop it afterwards."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **popen)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -2,8 +2,6 @@
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,7 +11,7 @@ import pytest
 from conftest import ROOT
 from hipporag import build_graph
 from hipporag.visual import graph_html
-from helpers import make_case
+from helpers import free_port, make_case, serving
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -63,30 +61,14 @@ def test_graph_html_keeps_hostile_labels_as_text(backend):
     assert 'src="http' not in html and "vis.DataSet" in html   # vis-network is in line: renders offline
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def streamlit_server(app_env, tmp_path):
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, **app_env, "HOME": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
-                             "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.3)
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(timeout=20)
+    with serving([sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"), "--server.port", str(port),
+                  "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+                 port, cwd=ROOT, env=env):
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture

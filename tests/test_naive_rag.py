@@ -1,8 +1,5 @@
 """Naive RAG on a real ChromaDB: persistent client in a temp folder, and a real `chroma run` server."""
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +8,7 @@ from casebook.catalog import resolve
 from casebook.loader import load_case
 from casebook.types import Passage
 from llm import Settings, embedder_only
-from helpers import CountingEmbedder
+from helpers import CountingEmbedder, free_port, serving
 from naive_rag import IndexStoreError, NaiveRetriever, VectorIndex, open_chroma
 
 CHROMA = Path(sys.executable).parent / "chroma"
@@ -110,27 +107,12 @@ def test_corrupt_chroma_folder_names_the_folder(tmp_path):
     assert str(folder) in str(err.value) and "rm -rf" in str(err.value)
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def chroma_server(tmp_path):
-    port = _free_port()
-    proc = subprocess.Popen([str(CHROMA), "run", "--host", "127.0.0.1", "--port", str(port),
-                             "--path", str(tmp_path / "server")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    yield port
-    proc.terminate()
-    proc.wait(timeout=10)
+    port = free_port()
+    with serving([str(CHROMA), "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(tmp_path / "server")],
+                 port, timeout=30):
+        yield port
 
 
 def test_same_behaviour_against_a_chroma_server(tmp_path, chroma_server, case):
