@@ -15,7 +15,7 @@ from casebook import catalog
 from casebook.loader import CaseError, load_case
 from casebook.report import build_report, to_markdown
 from casebook.runner import Lab, RunConfig
-from casebook.strategies import DEFAULT_STRATEGIES, REGISTRY, get
+from casebook.strategies import DEFAULT_STRATEGIES, REGISTRY
 from casebook.types import Question
 from hipporag import HippoConfig
 from llm import LLMError, ModelFileError, Settings, connect, embedder_only
@@ -91,11 +91,8 @@ def main(argv=None) -> int:
     questions = list(questions) + [Question(id=f"ask{i}", question=text, type="free")
                                    for i, text in enumerate(args.ask, 1)]
 
-    uses_file = args.triples == "precomputed" or (args.triples == "auto" and case.triples)
-    needs_chat = (not config.retrieval_only or config.expand_query or config.judge or not uses_file
-                  or any(get(s).needs_llm for s in strategies))
     try:
-        if needs_chat:
+        if config.needs_chat(case):
             backend = connect(settings)
             embedder = backend.embedder
             print(backend.describe())

@@ -45,6 +45,13 @@ class RunConfig:
         if self.triples not in ("auto", "precomputed", "llm"):
             raise ValueError(f"triples must be auto, precomputed or llm, not {self.triples!r}")
 
+    def needs_chat(self, case: Case) -> bool:
+        """Does this run need a chat model: answers, expansion, judge, an LLM strategy, or OpenIE for the graph?"""
+        triples_from_file = self.triples == "precomputed" or (self.triples == "auto" and bool(case.triples))
+        strategies = [get(s) for s in self.strategies]
+        return (not self.retrieval_only or self.expand_query or self.judge or any(s.needs_llm for s in strategies)
+                or (not triples_from_file and any(s.uses_triples for s in strategies)))
+
 
 @dataclass
 class StrategyResult:
@@ -75,10 +82,8 @@ class Lab:
 
     def __init__(self, case: Case, settings: Settings, config: RunConfig = RunConfig(), *,
                  embedder: Embedder, backend: Backend | None = None):
-        needs_chat = (not config.retrieval_only) or config.expand_query or config.judge or any(
-            get(s).needs_llm for s in config.strategies)
-        if needs_chat and backend is None:
-            raise ValueError("this run needs a chat model (answers, expansion, judge or hipporag-v1)")
+        if backend is None and config.needs_chat(case):
+            raise ValueError("this run needs a chat model (answers, expansion, judge, hipporag-v1 or LLM OpenIE)")
         self.case, self.settings, self.config = case, settings, config
         self.embedder, self.backend = embedder, backend
         self.retrievers: dict[str, Retriever] = {}

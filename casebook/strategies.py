@@ -41,6 +41,7 @@ class Strategy:
     description: str
     build: Callable[[BuildContext], Retriever]
     needs_llm: bool = False    # to build or to query (beyond embeddings)
+    uses_triples: bool = False  # builds on the knowledge graph (triples from the case file or LLM OpenIE)
 
 
 def _naive(ctx: BuildContext) -> Retriever:
@@ -102,9 +103,10 @@ def _bm25(ctx: BuildContext) -> Retriever:
 REGISTRY: dict[str, Strategy] = {s.name: s for s in [
     Strategy("naive", "Naive RAG", "Question embedding, top-k passages by cosine similarity in ChromaDB.", _naive),
     Strategy("hipporag", "HippoRAG", "Facts linked by embedding seed a Personalized PageRank walk over the "
-             "knowledge graph (HippoRAG 2 linking).", _hippo("v2", "hipporag")),
+             "knowledge graph (HippoRAG 2 linking).", _hippo("v2", "hipporag"), uses_triples=True),
     Strategy("hipporag-v1", "HippoRAG v1", "An LLM names the question's entities; each links to its closest graph "
-             "node; phrase-only PageRank (the seed article's method).", _hippo("v1", "hipporag-v1"), needs_llm=True),
+             "node; phrase-only PageRank (the seed article's method).", _hippo("v1", "hipporag-v1"), needs_llm=True,
+             uses_triples=True),
     Strategy("bm25", "BM25", "Lexical baseline: BM25 word matching, no embeddings.", _bm25),
 ]}
 

@@ -118,10 +118,10 @@ class HippoRAGRetriever:
         trace["ppr_iterations"] = result.iterations
         trace["seeds"] = [{"entity": g.phrases[i], "weight": round(float(phrase_weights[i]), 6)}
                           for i in np.argsort(-phrase_weights)[:20] if phrase_weights[i] > 0]
-        trace["top_nodes"] = [{"node": g.node_label(int(n)), "kind": g.node_kind(int(n)),
-                               "score": round(float(scores[n]), 6)} for n in np.argsort(-scores)[:10]]
-        trace["node_scores"] = {g.node_label(int(n)): round(float(scores[n]), 6)
-                                for n in np.argsort(-scores)[:200] if scores[n] > 0}
+        best_nodes = _top(scores, 200)
+        trace["top_nodes"] = [{"node": g.node_label(n), "kind": g.node_kind(n),
+                               "score": round(float(scores[n]), 6)} for n in best_nodes[:10]]
+        trace["node_scores"] = {g.node_label(n): round(float(scores[n]), 6) for n in best_nodes if scores[n] > 0}
         seeds = {i for i in np.nonzero(phrase_weights)[0].tolist()}
         paths = self.explain_paths([g.passage_node(j) for j in ranked], seeds)
         trace["paths"] = {g.passage_ids[j]: paths[g.passage_node(j)] for j in ranked}

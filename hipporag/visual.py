@@ -53,6 +53,10 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
     shown = set(nodes)
     net = Network(height=height, width="100%", cdn_resources="in_line", bgcolor="#ffffff")
     top = max(scores.values()) if scores else 0.0
+    facts_of: dict[int, list[str]] = {}  # one pass over the facts, not one per drawn node
+    for f in graph.facts:
+        for end in {f.subject, f.object} & shown:
+            facts_of.setdefault(end, []).append(f.text(graph.phrases))
     for n in nodes:
         is_passage = graph.node_kind(n) == "passage"
         label = plain(graph.node_label(n))
@@ -60,7 +64,7 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
             j = n - len(graph.phrases)
             title = f"passage {graph.passage_ids[j]}"
         else:
-            facts = [f.text(graph.phrases) for f in graph.facts if n in (f.subject, f.object)][:8]
+            facts = facts_of.get(n, [])[:8]
             title = f"{graph.phrases[n]}\n" + "\n".join(f"- {plain(t, 120)}" for t in facts)
         color = SEED_COLOR if seeds and n in seeds else MATCH_COLOR if n in matches else \
             PASSAGE_COLOR if is_passage else ENTITY_COLOR
