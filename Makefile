@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install app test cli check bench clean
+.PHONY: install app test lint cli check bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,7 +24,10 @@ check: $(STAMP)
 	$(PY) -m llm check
 
 test: $(STAMP)
-	OMP_NUM_THREADS=2 $(PY) -m pytest -q tests
+	OMP_NUM_THREADS=2 $(PY) -m pytest -q -rs tests
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py --quick

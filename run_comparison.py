@@ -13,11 +13,11 @@ from pathlib import Path
 
 from casebook import catalog
 from casebook.loader import CaseError, load_case
-from casebook.report import build_report, to_markdown
-from casebook.runner import Lab, RunConfig
-from casebook.strategies import DEFAULT_STRATEGIES, REGISTRY
-from casebook.types import Question
-from hipporag import HippoConfig
+from casebook.storage import Storage
+from casebook.types import ProgressUpdate, Question
+from lab import registry
+from lab.report import build_report, describe_build, to_markdown
+from lab.runner import Lab, RunConfig
 from llm import LLMError, ModelFileError, Settings, connect, embedder_only
 
 
@@ -25,8 +25,13 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--case", default=catalog.DEFAULT_CASE,
                    help=f"case folder or file, or a bundled name ({', '.join(catalog.available())})")
-    p.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
-                   help=f"comma-separated, from: {', '.join(REGISTRY)}")
+    p.add_argument("--strategies", default=",".join(registry.DEFAULT_STRATEGIES),
+                   help=f"comma-separated, from: {', '.join(registry.REGISTRY)}")
+    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE",
+                   help="a strategy parameter, e.g. hipporag.damping=0.6 (repeatable; see --list-params)")
+    p.add_argument("--list-params", action="store_true", help="print every strategy's parameters and exit")
+    p.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                   help="import a module that registers more strategies (repeatable)")
     p.add_argument("--top-k", type=int, default=3)
     p.add_argument("--retrieval-only", action="store_true", help="retrieve and score recall; no answers")
     p.add_argument("--triples", choices=["auto", "precomputed", "llm"], default="auto",
@@ -41,16 +46,12 @@ def parse_args(argv):
     p.add_argument("--model")
     p.add_argument("--extraction-model")
     p.add_argument("--embed-model")
-    p.add_argument("--damping", type=float, default=HippoConfig.damping, help="HippoRAG: PPR damping (nx alpha)")
-    p.add_argument("--passage-weight", type=float, default=HippoConfig.passage_weight,
-                   help="HippoRAG: weight of passage nodes' dense scores in the reset vector")
-    p.add_argument("--top-facts", type=int, default=HippoConfig.top_facts, help="HippoRAG: facts linked per query")
-    p.add_argument("--no-llm-filter", action="store_true", help="HippoRAG: keep the top facts without the LLM filter")
     p.add_argument("--workers", type=int, default=2, help="parallel OpenIE requests")
     p.add_argument("--chroma-host", help="use a `chroma run` server instead of the local folder")
     p.add_argument("--chroma-port", type=int)
     p.add_argument("--json", type=Path, help="write the JSON report here")
     p.add_argument("--markdown", type=Path, help="write the Markdown report here")
+    p.add_argument("--graphml", type=Path, help="write the knowledge graph as GraphML here (Gephi, yEd, Cytoscape)")
     p.add_argument("--quiet", action="store_true", help="no progress bars, no per-question detail")
     p.add_argument("--verbose", action="store_true", help="log what the libraries do")
     return p.parse_args(argv)
@@ -65,15 +66,18 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
+        for module in args.plugin:
+            registry.load_plugin(module)
+        if args.list_params:
+            print_params()
+            return 0
         settings = Settings.from_env().replace(backend=args.backend, base_url=args.base_url, model=args.model,
-                                                extraction_model=args.extraction_model, embed_model=args.embed_model,
-                                                chroma_host=args.chroma_host, chroma_port=args.chroma_port)
+                                                extraction_model=args.extraction_model, embed_model=args.embed_model)
+        storage = Storage.from_env().replace(chroma_host=args.chroma_host, chroma_port=args.chroma_port)
         strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
         config = RunConfig(strategies=strategies, top_k=args.top_k, retrieval_only=args.retrieval_only,
-                           triples=args.triples, expand_query=args.expand_query, judge=args.judge,
-                           hippo=HippoConfig(damping=args.damping, passage_weight=args.passage_weight,
-                                             top_facts=args.top_facts, llm_filter=not args.no_llm_filter),
-                           workers=args.workers)
+                           triples=args.triples, expansion=args.expand_query, judge=args.judge,
+                           workers=args.workers).with_assignments(args.set)
         case = load_case(catalog.resolve(args.case))
     except CaseError as exc:
         return fail(2, str(exc))
@@ -88,7 +92,7 @@ def main(argv=None) -> int:
         if missing:
             return fail(2, f"no question {', '.join(map(repr, missing))} in {case.name} (it has {len(known)})")
         questions = [known[q] for q in wanted]
-    questions = list(questions) + [Question(id=f"ask{i}", question=text, type="free")
+    questions = list(questions) + [Question(id=f"ask{i}", text=text, type="free")
                                    for i, text in enumerate(args.ask, 1)]
 
     try:
@@ -105,10 +109,19 @@ def main(argv=None) -> int:
         return fail(2, str(exc))
 
     try:
-        lab = Lab(case, settings, config, embedder=embedder, backend=backend)
-        reports = lab.build(progress=None if args.quiet else build_progress())
-        close_bars()
-        describe_build(reports)
+        lab = Lab(case, settings, config, embedder=embedder, backend=backend, storage=storage)
+        bars = ProgressBars(enabled=not args.quiet)
+        try:
+            reports = lab.build(progress=bars.update)
+        finally:
+            bars.close()
+        for r in reports:
+            print(describe_build(r))
+        if args.graphml:
+            if lab.knowledge_graph is None:
+                return fail(2, "--graphml: no selected strategy builds a knowledge graph")
+            lab.knowledge_graph.graph.write_graphml(args.graphml)
+            print(f"wrote {args.graphml}")
         if not questions:
             print(f"{case.title}: the case has no questions, so nothing can be scored. "
                   f"Ask one with --ask \"...\".")
@@ -120,14 +133,12 @@ def main(argv=None) -> int:
         if bar:
             bar.close()
     except (LLMError, ModelFileError) as exc:
-        close_bars()
         return fail(3, f"the model backend failed mid-run ({exc}). Everything computed so far is cached; "
                        f"run the same command again to continue.")
     except (ValueError, RuntimeError) as exc:  # includes IndexStoreError
-        close_bars()
         return fail(2, str(exc))
 
-    report = build_report(lab, results, reports)
+    report = build_report(lab, results)
     if not args.quiet:
         print_questions(report, case)
     print_summary(report)
@@ -141,7 +152,27 @@ def main(argv=None) -> int:
 
 
 # -- terminal output --------------------------------------------------------------------------------
-_bars: dict = {}
+class ProgressBars:
+    """One tqdm bar per build stage, on stderr."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled, self.bars = enabled, {}
+
+    def update(self, u: ProgressUpdate) -> None:
+        if not self.enabled:
+            return
+        bar = self.bars.get(u.stage)
+        if bar is None:
+            bar = self.bars[u.stage] = make_bar(u.total, u.stage)
+        bar.total, bar.n = u.total, u.done
+        if u.note:
+            bar.set_postfix_str(u.note)
+        bar.refresh()
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+        self.bars.clear()
 
 
 def make_bar(total: int, desc: str):
@@ -150,36 +181,17 @@ def make_bar(total: int, desc: str):
     return tqdm(total=total, desc=desc, unit="item", file=sys.stderr, leave=False)
 
 
-def build_progress():
-    def progress(stage: str, done: int, total: int, detail=None):
-        bar = _bars.get(stage)
-        if bar is None:
-            bar = _bars[stage] = make_bar(total, stage)
-        bar.total = total
-        bar.n = done
-        if detail is not None and getattr(detail, "passage_id", None):
-            bar.set_postfix_str(f"{detail.passage_id}: {len(detail.triples)} triples")
-        bar.refresh()
-    return progress
-
-
-def close_bars():
-    for bar in _bars.values():
-        bar.close()
-    _bars.clear()
-
-
-def describe_build(reports: dict) -> None:
-    if "naive" in reports:
-        r = reports["naive"]
-        print(f"vector index: {r['embedded']} passage(s) embedded, {r['unchanged']} unchanged, {r['deleted']} deleted "
-              f"({r['elapsed_ms']:.0f} ms)")
-    if "graph" in reports:
-        g = reports["graph"]
-        how = "loaded from disk" if g["loaded"] else f"built ({g['openie_llm_calls']} OpenIE LLM calls)"
-        print(f"knowledge graph: {how}, triples {g['triples_source']}: {g['entities']} entities, {g['facts']} facts, "
-              f"{g['edges']} edges ({g['synonym_edges']} synonymy) in {g['elapsed_ms']:.0f} ms"
-              + (f"; {len(g['openie_failures'])} passage(s) failed OpenIE" if g["openie_failures"] else ""))
+def print_params() -> None:
+    for strategy in registry.REGISTRY.values():
+        needs = [n for n, on in (("chat model", strategy.needs_llm), ("knowledge graph", strategy.uses_triples)) if on]
+        print(f"{strategy.name}: {strategy.label}" + (f" (needs {', '.join(needs)})" if needs else ""))
+        for p in strategy.params:
+            bounds = f" {p.minimum}..{p.maximum}" if p.minimum is not None or p.maximum is not None else ""
+            choices = f" one of {', '.join(p.choices)}" if p.choices else ""
+            when = "build" if p.build_time else "query"
+            print(f"  {strategy.name}.{p.name}={p.default}  [{p.kind.__name__}{bounds}{choices}; {when} time] {p.help}")
+        if not strategy.params:
+            print("  (no parameters)")
 
 
 def print_questions(report: dict, case) -> None:
@@ -193,7 +205,7 @@ def print_questions(report: dict, case) -> None:
         for name, r in q["results"].items():
             recall = "" if r["recall"] is None else f"  recall {r['recall']:.2f}"
             print(f"  {name}:{recall}  ({r['retrieval_ms']:.0f} ms)")
-            for pid, score in zip(r["passages"], r["scores"]):
+            for pid, score in zip(r["passages"], r["scores"], strict=True):
                 p = case.passage(pid)
                 mark = "*" if p.doc_id in gold else " "
                 print(f"   {mark} {pid:<8} {score:8.4f}  {p.title}")

@@ -1,12 +1,16 @@
-"""Detective RAG lab: solve a case two ways, naive RAG and HippoRAG, step by step, side by side.
+"""Detective RAG lab: solve a case several ways, naive RAG, HippoRAG and more, step by step, side by side.
 
-Thin by design: every computation lives in casebook/, naive_rag/, hipporag/ and llm/; this file lays out cells.
+Thin by design: every computation lives in lab/ and the packages below it; this file lays out cells and renders
+what lab/ returns by type (explanations, build reports), never by strategy name.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
+import tempfile
 import threading
+from collections import OrderedDict
+from dataclasses import replace
+from pathlib import Path
 
 import altair as alt
 import pandas as pd
@@ -14,18 +18,19 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from casebook import catalog
+from casebook.contract import Param, Strategy
 from casebook.loader import CaseError, load_case, load_files
-from casebook.report import build_report, to_markdown
-from casebook.runner import Lab, RunConfig
-from casebook.strategies import DEFAULT_STRATEGIES, REGISTRY
-from casebook.types import Case, Question
-from hipporag import HippoConfig
-from hipporag.visual import graph_html
+from casebook.types import Case, Explanation, Question
+from kg.visual import graph_html
+from lab.registry import DEFAULT_STRATEGIES, REGISTRY
+from lab.report import build_report, describe_build, path_text, to_markdown
+from lab.runner import Lab, QuestionResult, RunConfig, StrategyResult
 from llm import PRESETS, Backend, LLMError, ModelFileError, Settings, connect
 
-st.set_page_config(page_title="Detective RAG lab", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="Detective RAG lab", layout="wide")
 
 _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$"
+MAX_LABS = 4   # built labs kept in memory (least recently used evicted first)
 
 
 def md(text: str) -> str:
@@ -40,9 +45,9 @@ def backend_for(settings: Settings) -> Backend:
 
 
 @st.cache_resource(show_spinner=False)
-def lab_store() -> tuple[dict, threading.Lock]:
-    """Built labs by key: a rerun or a second browser tab reuses them instead of rebuilding."""
-    return {}, threading.Lock()
+def lab_store() -> tuple[OrderedDict, threading.Lock]:
+    """Built labs by key, least recently used first: a rerun or a second tab reuses them instead of rebuilding."""
+    return OrderedDict(), threading.Lock()
 
 
 @st.cache_data(show_spinner=False)
@@ -50,8 +55,10 @@ def bundled_case(path: str) -> Case:
     return load_case(path)
 
 
-def lab_key(case: Case, settings: Settings, config: RunConfig) -> str:
-    return json.dumps([case.name, case.fingerprint, len(case.triples), repr(settings), repr(config)])
+def lab_key(case: Case, backend: Backend, config: RunConfig) -> str:
+    """Only what the built indexes depend on: query-time settings never change it."""
+    return json.dumps([case.name, case.path, case.fingerprint, len(case.triples), backend.kind, backend.base_url,
+                       backend.model, backend.extraction_model, backend.embed_model, config.build_key()])
 
 
 # -- sidebar: settings ---------------------------------------------------------------------------------------
@@ -68,23 +75,40 @@ def sidebar() -> tuple[Settings, RunConfig]:
     model = sb.text_input("Answer model", value=env.model, help="empty: the server's first model")
     extraction = sb.text_input("Extraction model (OpenIE)", value=env.extraction_model, help="empty: the answer model")
     sb.header("Retrieval")
+    strategies = sb.multiselect("Strategies", list(REGISTRY), default=list(DEFAULT_STRATEGIES),
+                                format_func=lambda n: REGISTRY[n].label)
     top_k = sb.slider("top-k passages", 1, 10, 3)
-    damping = sb.slider("PPR damping", 0.1, 0.95, HippoConfig.damping, 0.05,
-                        help="probability of following an edge at each step (nx.pagerank's alpha)")
-    passage_weight = sb.slider("Passage node weight", 0.0, 0.5, HippoConfig.passage_weight, 0.01,
-                               help="how much each passage's own dense score seeds the walk")
-    top_facts = sb.slider("Facts linked per query", 1, 10, HippoConfig.top_facts)
-    llm_filter = sb.toggle("LLM fact filter", value=HippoConfig.llm_filter,
-                           help="one LLM call keeps only the linked facts relevant to the question")
-    expand = sb.toggle("Query expansion", value=False,
-                       help="one LLM call rewrites the question as statements of the facts that would answer it; "
-                            "every strategy then searches with them too")
-    strategies = sb.multiselect("Strategies", list(REGISTRY), default=list(DEFAULT_STRATEGIES))
+    expansion = sb.toggle("Query expansion", value=False,
+                          help="one LLM call rewrites the question as statements of the facts that would answer it; "
+                               "every strategy then searches with them too")
+    params = {}
+    for name in strategies:
+        strategy = REGISTRY[name]
+        if strategy.params:
+            with sb.expander(f"{strategy.label} parameters"):
+                params[name] = {p.name: param_widget(strategy, p) for p in strategy.params}
     settings = env.replace(backend=backend, base_url=base_url, model=model, extraction_model=extraction)
-    hippo = HippoConfig(damping=damping, passage_weight=passage_weight, top_facts=top_facts, llm_filter=llm_filter)
-    config = RunConfig(strategies=tuple(strategies) or DEFAULT_STRATEGIES, top_k=top_k, expand_query=expand,
-                       hippo=hippo)
+    config = RunConfig(strategies=tuple(strategies) or DEFAULT_STRATEGIES, top_k=top_k, expansion=expansion,
+                       params=params)
     return settings, config
+
+
+def param_widget(strategy: Strategy, p: Param):
+    """A widget built from the parameter's declaration: toggle, choice, slider or number box."""
+    key, label = f"param:{strategy.name}.{p.name}", p.name.replace("_", " ")
+    help_text = p.help + (" (changes the index: rebuilds)" if p.build_time else "")
+    if p.kind is bool:
+        return st.toggle(label, value=p.default, key=key, help=help_text)
+    if p.choices:
+        return st.selectbox(label, p.choices, index=p.choices.index(p.default), key=key, help=help_text)
+    if p.minimum is not None and p.maximum is not None:
+        if p.kind is int:
+            return st.slider(label, int(p.minimum), int(p.maximum), p.default, key=key, help=help_text)
+        return st.slider(label, float(p.minimum), float(p.maximum), p.default, p.step, key=key, help=help_text)
+    if p.kind in (int, float):
+        return st.number_input(label, value=p.default, min_value=p.minimum, max_value=p.maximum, key=key,
+                               help=help_text)
+    return st.text_input(label, value=p.default, key=key, help=help_text)
 
 
 # -- cell 1: the case ----------------------------------------------------------------------------------------
@@ -152,75 +176,72 @@ def cell_models(settings: Settings) -> Backend | None:
 
 
 # -- cell 3: build -------------------------------------------------------------------------------------------
-def cell_build(case: Case, settings: Settings, config: RunConfig, backend: Backend) -> Lab | None:
+def cell_build(case: Case, settings: Settings, config: RunConfig, backend: Backend) -> tuple[Lab | None, RunConfig]:
     st.header("3 · Build the indexes")
-    st.caption("Naive RAG embeds each passage into ChromaDB. HippoRAG asks the LLM for the entities and "
-               "(subject, relation, object) triples of every passage, joins them into a knowledge graph and embeds "
+    st.caption("Naive RAG embeds each passage into ChromaDB. Graph strategies ask the LLM for the entities and "
+               "(subject, relation, object) triples of every passage, join them into a knowledge graph and embed "
                "its entities and facts. Everything is cached: a rebuild only redoes what changed.")
     triples = "auto"
     if case.triples:
         choice = st.radio("Triples for the graph", ["precomputed (the case's triples.json)", "extract with the LLM"],
                           horizontal=True)
         triples = "precomputed" if choice.startswith("precomputed") else "llm"
-    elif len(case.passages) > 60:
+    elif len(case.passages) > 60 and any(REGISTRY[n].uses_triples for n in config.strategies):
         st.warning(f"This case has no precomputed triples: OpenIE will make about {2 * len(case.passages)} LLM "
                    "calls the first time.")
-    config = dataclasses.replace(config, triples=triples)
-    key = lab_key(case, settings, config)
+    config = replace(config, triples=triples)
+    key = lab_key(case, backend, config)
     store, lock = lab_store()
-    lab = store.get(key)
+    with lock:
+        lab = store.get(key)
+        if lab is not None:
+            store.move_to_end(key)
     if lab is None and not st.button("Build the indexes", type="primary"):
         st.info("Press the button to build (cached afterwards).")
-        return None
+        return None, config
     if lab is None:
         with lock:
             lab = store.get(key) or build_lab(case, settings, config, backend)
             if lab is not None:
                 store[key] = lab
+                while len(store) > MAX_LABS:
+                    store.popitem(last=False)
     if lab is None:
-        return None
-    reports = lab.context.reports
-    cols = st.columns(2)
-    if "naive" in reports:
-        r = reports["naive"]
-        cols[0].markdown(f"**Vector index** · {r['embedded']} embedded, {r['unchanged']} unchanged, "
-                         f"{r['deleted']} removed · {r['elapsed_ms']:.0f} ms")
-    if "graph" in reports:
-        g = reports["graph"]
-        cols[1].markdown(f"**Knowledge graph** · {'loaded from disk' if g['loaded'] else 'built'} · "
-                         f"{g['entities']} entities, {g['facts']} facts, {g['edges']} edges "
-                         f"({g['synonym_edges']} synonymy) · {g['openie_llm_calls']} OpenIE calls")
-        if g["openie_failures"]:
-            with cols[1].expander(f"{len(g['openie_failures'])} passage(s) failed OpenIE"):
-                st.dataframe(pd.DataFrame(g["openie_failures"]), hide_index=True)
-    return lab
+        return None, config
+    for report in lab.reports:
+        st.markdown(md(describe_build(report)))
+        if report.failures:
+            with st.expander(f"{len(report.failures)} item(s) of {report.name} failed"):
+                st.dataframe(pd.DataFrame([f.__dict__ for f in report.failures]), hide_index=True)
+    return lab, config
 
 
 def build_lab(case: Case, settings: Settings, config: RunConfig, backend: Backend) -> Lab | None:
     bars: dict = {}
-    recent: list[dict] = []
+    recent: list[tuple[str, ...]] = []
     with st.status("Building...", expanded=True) as status:
-        triples_box = st.empty()
+        rows_box = st.empty()
 
-        def progress(stage: str, done: int, total: int, detail=None):
-            if stage not in bars:
-                bars[stage] = st.progress(0.0, text=stage)
-            bars[stage].progress(min(1.0, done / max(total, 1)), text=f"{stage}: {done}/{total}")
-            if detail is not None and getattr(detail, "triples", None) is not None:
-                recent.extend({"passage": detail.passage_id, "subject": s, "relation": r, "object": o}
-                              for s, r, o in detail.triples)
-                triples_box.dataframe(pd.DataFrame(recent[-12:]), hide_index=True, use_container_width=True)
+        def progress(u):
+            if u.stage not in bars:
+                bars[u.stage] = st.progress(0.0, text=u.stage)
+            note = f" · {u.note}" if u.note else ""
+            bars[u.stage].progress(min(1.0, u.done / max(u.total, 1)), text=f"{u.stage}: {u.done}/{u.total}{note}")
+            if u.rows:
+                recent.extend(u.rows)
+                rows_box.dataframe(pd.DataFrame(recent[-12:], columns=["passage", "subject", "relation", "object"]
+                                                [:len(recent[-1])]), hide_index=True, use_container_width=True)
 
         try:
             lab = Lab(case, settings, config, embedder=backend.embedder, backend=backend)
             lab.build(progress=progress)
         except (LLMError, ModelFileError) as exc:
-            status.update(label="Build stopped", state="error")
+            status.update(label="Build stopped: the model backend failed", state="error", expanded=True)
             st.error(f"The model backend failed: {md(exc)}. What was extracted so far is cached; build again "
                      "to continue.")
             return None
         except (ValueError, RuntimeError) as exc:
-            status.update(label="Build failed", state="error")
+            status.update(label="Build failed", state="error", expanded=True)
             st.error(md(exc))
             return None
         status.update(label="Indexes ready", state="complete", expanded=False)
@@ -233,9 +254,9 @@ def cell_graph(lab: Lab) -> None:
     st.caption("Blue dots are entities, orange boxes are passages. Grey lines: an entity is mentioned in a "
                "passage; dark lines: a relation between two entities; dashed purple: near-synonyms by embedding. "
                "Hover a node for its facts.")
-    build = (lab.context.shared or {}).get("graph") if lab.context else None
+    build = lab.knowledge_graph
     if build is None:
-        st.info("No HippoRAG strategy selected.")
+        st.info("No selected strategy builds a knowledge graph.")
         return
     search = st.text_input("Highlight entities containing", key="graph_search")
     html, drawn = graph_html(build.graph, highlight=search)
@@ -244,95 +265,128 @@ def cell_graph(lab: Lab) -> None:
     st.markdown(f"**{drawn['total_nodes']} nodes, {drawn['total_edges']} edges**{md(note)}"
                 + (f" · {drawn['matches']} match(es)" if search else ""))
     components.html(html, height=580, scrolling=False)
+    st.download_button("Download the graph as GraphML", graphml(build.graph), file_name=f"{lab.case.name}.graphml",
+                       mime="application/xml")
+
+
+def graphml(graph) -> bytes:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "graph.graphml"
+        graph.write_graphml(path)
+        return path.read_bytes()
 
 
 # -- cell 5: ask ---------------------------------------------------------------------------------------------
-def cell_ask(lab: Lab) -> None:
+def cell_ask(lab: Lab, config: RunConfig) -> None:
     st.header("5 · Ask a question")
     st.caption("Each strategy retrieves its top-k passages; then the same model answers from them with the same "
-               "prompt. Gold documents (the ones the answer needs) are marked ✓.")
+               "prompt. Gold documents (the ones the answer needs) are marked yes.")
     case = lab.case
-    options = [f"{q.id} [{q.type}] {q.question}" for q in case.questions] + ["Type my own question"]
+    options = [f"{q.id} [{q.type}] {q.text}" for q in case.questions] + ["Type my own question"]
     default = next((i for i, q in enumerate(case.questions) if q.type == "multi-hop"), 0)
     choice = st.selectbox("Question", options, index=default, key="question_choice")
     if choice == options[-1]:
         text = st.text_input("Your question", key="free_question")
-        question = Question(id="ask", question=text, type="free") if text.strip() else None
+        question = Question(id="ask", text=text, type="free") if text.strip() else None
     else:
         question = case.questions[options.index(choice)]
+    asked = st.session_state.get("asked")
+    if question is None or asked != (case.fingerprint, question.id, question.text):
+        st.session_state.pop("answer", None)   # a new question: the old answers no longer apply
+        asked = None
     if st.button("Ask", type="primary", disabled=question is None):
+        asked = st.session_state["asked"] = (case.fingerprint, question.id, question.text)
+    result: QuestionResult | None = st.session_state.get("answer")
+    if asked and (result is None or result.config != config):   # a query-time change re-asks, never rebuilds
         try:
             with st.spinner("Retrieving and answering..."):
-                st.session_state["last_answer"] = lab.ask(question)
+                result = st.session_state["answer"] = lab.ask(question, config)
         except (LLMError, ModelFileError) as exc:
             st.error(f"The model backend failed: {md(exc)}")
+            return
         except ValueError as exc:
             st.error(md(exc))
-    result = st.session_state.get("last_answer")
-    if result is None or result.question.question not in [q.question for q in case.questions] + [
-            st.session_state.get("free_question", "")]:
+            return
+    if result is None:
         return
+    q = result.question
+    st.subheader(f"{md(q.id)} · top-{result.config.top_k} · {md(', '.join(result.results))}")
     if result.expansions:
         st.markdown("**Query expansion:** " + " · ".join(md(e) for e in result.expansions))
+    gold = set(q.supporting_docs)
     cols = st.columns(len(result.results))
-    gold = set(result.question.supporting_docs)
-    for col, (name, r) in zip(cols, result.results.items()):
+    for col, (name, r) in zip(cols, result.results.items(), strict=True):
         with col:
-            st.subheader(REGISTRY[name].label)
-            recall = "" if r.recall is None else f" · Recall@{lab.config.top_k} {r.recall:.2f}"
-            st.caption(md(REGISTRY[name].description) + recall)
-            rows = [{"gold": "✓" if case.passage(pid).doc_id in gold else "", "passage": pid,
-                     "title": case.passage(pid).title, "score": round(score, 4)}
-                    for pid, score in zip(r.passages, r.scores)]
-            st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
-            if r.answer is not None:
-                verdict = {True: "✓ matches the expected answer", False: "✗ does not match",
-                           None: ""}[r.answer_scores["correct"] if r.answer_scores else None]
-                st.markdown(f"**Answer** {verdict}")
-                st.text(r.answer)
-            timings = pd.DataFrame([{"strategy": name, "stage": k, "ms": v} for k, v in r.timings_ms.items()])
-            st.altair_chart(alt.Chart(timings).mark_bar().encode(
-                x=alt.X("sum(ms):Q", title="milliseconds"), y=alt.Y("strategy:N", title=None),
-                color="stage:N", tooltip=["stage", "ms"]).properties(height=80), use_container_width=True)
-            if "seeds" in r.trace or "query_facts" in r.trace:
-                hippo_details(lab, name, r)
-            elif r.trace.get("fallback"):
-                st.info(md(r.trace["fallback"]))
+            strategy_column(lab, REGISTRY[name], r, gold, result.config.top_k)
+    timing_chart(result)
+    for name, r in result.results.items():
+        with st.expander(f"How {REGISTRY[name].label} got there"):
+            render_explanation(lab, r.explanation)
 
 
-def hippo_details(lab: Lab, name: str, r) -> None:
-    trace = r.trace
-    if trace.get("fallback"):
-        st.info(md(trace["fallback"]))
-    if trace.get("query_facts"):
-        st.markdown("**Facts linked to the question**")
-        st.dataframe(pd.DataFrame(trace["query_facts"]), hide_index=True, use_container_width=True)
-    if trace.get("question_entities"):
-        st.markdown("**Question entities**")
-        st.dataframe(pd.DataFrame(trace["question_entities"]), hide_index=True, use_container_width=True)
-    if trace.get("seeds"):
-        st.markdown("**Seeds of the PageRank walk** (weight after node specificity)")
-        st.dataframe(pd.DataFrame(trace["seeds"]), hide_index=True, use_container_width=True)
-    if trace.get("paths"):
+def strategy_column(lab: Lab, strategy: Strategy, r: StrategyResult, gold: set[str], top_k: int) -> None:
+    st.subheader(strategy.label)
+    recall = "" if r.recall is None else f" · Recall@{top_k} {r.recall:.2f}"
+    st.caption(md(strategy.description) + recall)
+    rows = [{"gold": "yes" if lab.case.passage(pid).doc_id in gold else "", "passage": pid,
+             "title": lab.case.passage(pid).title, "score": round(score, 4)}
+            for pid, score in zip(r.passages, r.scores, strict=True)]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+    if r.explanation.fallback:
+        st.info(md(r.explanation.fallback))
+    if r.answer is not None:
+        verdict = {True: "(matches the expected answer)", False: "(does not match the expected answer)",
+                   None: ""}[r.answer_scores["correct"] if r.answer_scores else None]
+        st.markdown(f"**Answer** {verdict}")
+        st.text(r.answer)
+
+
+def timing_chart(result: QuestionResult) -> None:
+    """Every strategy's stages on one shared axis."""
+    rows = [{"strategy": REGISTRY[n].label, "stage": k, "ms": v} for n, r in result.results.items()
+            for k, v in r.timings_ms.items()]
+    if rows:
+        st.altair_chart(alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
+            x=alt.X("sum(ms):Q", title="milliseconds"), y=alt.Y("strategy:N", title=None),
+            color=alt.Color("stage:N", legend=alt.Legend(orient="bottom", columns=6)),
+            tooltip=["strategy", "stage", "ms"]).properties(height=40 + 30 * len(result.results)),
+            use_container_width=True)
+
+
+def render_explanation(lab: Lab, ex: Explanation) -> None:
+    """The explanation contract, field by field; a field a strategy leaves empty is not shown."""
+    st.markdown(f"**Method:** {md(ex.method)}")
+    if ex.stages:
+        st.markdown("**Stages**")
+        st.dataframe(pd.DataFrame([{"stage": s.name, "ran": "yes" if s.ran else "no", "why": s.why, "ms": s.ms}
+                                   for s in ex.stages]), hide_index=True, use_container_width=True)
+    if ex.evidence:
+        st.markdown("**Evidence** (facts or relations weighed for the question)")
+        st.dataframe(pd.DataFrame([{"evidence": e.text, "score": e.score, "kept": "yes" if e.kept else "no",
+                                    "from": e.detail} for e in ex.evidence]), hide_index=True,
+                     use_container_width=True)
+    if ex.seeds:
+        st.markdown("**Seeds of the walk** (weight after node specificity)")
+        st.dataframe(pd.DataFrame([{"node": s.node, "weight": s.weight} for s in ex.seeds]), hide_index=True,
+                     use_container_width=True)
+    if ex.paths:
         st.markdown("**Why each passage: the most probable path from a seed**")
-        for pid, path in trace["paths"].items():
-            steps = " → ".join(f"*{md(p['edge'])}*" if "edge" in p else f"`{md(p['node'])}`" for p in path) \
-                if path else "reached through its own dense score, not from a seed"
-            st.markdown(f"- **{md(pid)}**: {steps}")
-    build = lab.context.shared.get("graph")
-    if build and trace.get("node_scores"):
+        for pid, path in ex.paths.items():
+            st.markdown(f"- **{md(pid)}**: " + (md(path_text([s.__dict__ for s in path])) if path
+                                                else "reached through its own dense score, not from a seed"))
+    build = lab.knowledge_graph
+    if build and ex.node_scores:
         g = build.graph
-        index = {label: i for i, label in enumerate(g.phrases)}
-        index.update({pid: g.passage_node(j) for j, pid in enumerate(g.passage_ids)})
-        scores = {index[k]: v for k, v in trace["node_scores"].items() if k in index}
-        seeds = {index[s["entity"]] for s in trace.get("seeds", []) if s["entity"] in index}
-        with st.expander("The walk on the graph (size = PPR mass, red = seeds)"):
-            html, _ = graph_html(g, scores=scores, seeds=seeds, max_nodes=80, height="420px")
-            components.html(html, height=440)
+        index = {g.node_label(n): n for n in range(g.n_nodes)}
+        scores = {index[k]: v for k, v in ex.node_scores.items() if k in index}
+        seeds = {index[s.node] for s in ex.seeds if s.node in index}
+        st.markdown("**The walk on the graph** (size = PageRank mass, red = seeds)")
+        html, _ = graph_html(g, scores=scores, seeds=seeds, max_nodes=80, height="420px")
+        components.html(html, height=440)
 
 
 # -- cell 6: evaluate ----------------------------------------------------------------------------------------
-def cell_evaluate(lab: Lab) -> None:
+def cell_evaluate(lab: Lab, config: RunConfig) -> None:
     st.header("6 · Evaluate the whole case")
     st.caption("Every question, every strategy: Recall@k against the gold documents, answer correctness against "
                "the expected answer, and timings. Download the same JSON and Markdown reports as the CLI.")
@@ -342,8 +396,9 @@ def cell_evaluate(lab: Lab) -> None:
     if st.button("Run every question"):
         bar = st.progress(0.0, text="questions")
         try:
-            results = lab.evaluate(progress=lambda i, n, _: bar.progress(i / n, text=f"question {i}/{n}"))
-            st.session_state["report"] = build_report(lab, results, lab.context.reports)
+            results = lab.evaluate(progress=lambda i, n, _: bar.progress(i / n, text=f"question {i}/{n}"),
+                                   config=config)
+            st.session_state["report"] = build_report(lab, results, config)
         except (LLMError, ModelFileError) as exc:
             st.error(f"The model backend failed: {md(exc)}. Answers so far are cached; run again to continue.")
     report = st.session_state.get("report")
@@ -376,7 +431,7 @@ def cell_evaluate(lab: Lab) -> None:
 
 
 def main() -> None:
-    st.title("🔎 Detective RAG lab")
+    st.title("Detective RAG lab")
     st.markdown("Why does knowledge-graph retrieval (**HippoRAG**) beat plain vector search (**naive RAG**) on "
                 "questions that need several documents, and when does it not? Walk through the cells top to "
                 "bottom.")
@@ -391,12 +446,12 @@ def main() -> None:
     backend = cell_models(settings)
     if backend is None:
         return
-    lab = cell_build(case, settings, config, backend)
+    lab, config = cell_build(case, settings, config, backend)
     if lab is None:
         return
     cell_graph(lab)
-    cell_ask(lab)
-    cell_evaluate(lab)
+    cell_ask(lab, config)
+    cell_evaluate(lab, config)
 
 
 main()

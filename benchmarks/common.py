@@ -32,7 +32,3 @@ def write_result(name: str, payload: dict, out_dir: Path | None = None) -> Path:
     path.write_text(json.dumps({"environment": environment(), **payload}, indent=2, ensure_ascii=False) + "\n")
     print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return path
-
-
-def recall_at(ranked_docs: list[str], gold: list[str], k: int) -> float:
-    return len(set(ranked_docs[:k]) & set(gold)) / len(gold) if gold else 0.0

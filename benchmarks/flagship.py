@@ -7,13 +7,14 @@ the embedded model's own OpenIE (cached after the first run).
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from common import write_result
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
-from casebook.runner import Lab, RunConfig
-from casebook.strategies import REGISTRY
+from lab.registry import REGISTRY
+from lab.runner import Lab, RunConfig
 from llm import Settings, connect
 
 GOLD = ("D4", "D7", "D8")
@@ -28,22 +29,29 @@ def main(argv=None) -> int:
     case = load_case(resolve("purloined_pearl"))
     question = next(q for q in case.questions if q.id == args.question)
     rows = []
+    base = RunConfig(strategies=tuple(REGISTRY), retrieval_only=True, triples="llm")
+    lab = Lab(case, settings, base, embedder=backend.embedder, backend=backend)
+    lab.build()
+    seen = set()
     for expand in (False, True):
-        for llm_filter in (False, True):
-            from hipporag import HippoConfig
-            lab = Lab(case, settings, RunConfig(strategies=tuple(REGISTRY), retrieval_only=True, triples="llm",
-                                                expand_query=expand, hippo=HippoConfig(llm_filter=llm_filter)),
-                      embedder=backend.embedder, backend=backend)
-            lab.build()
-            result = lab.ask(question)
+        # Every optional LLM step of every strategy off, then on ("strategy.param" for each boolean parameter).
+        for llm_steps in (False, True):
+            config = replace(base, expansion=expand, params={
+                s.name: {p.name: llm_steps for p in s.params if p.kind is bool and p.name != "explain"}
+                for s in REGISTRY.values()})
+            result = lab.ask(question, config)
             for name, r in result.results.items():
-                if not llm_filter or name == "hipporag":  # the filter only changes hipporag (v2 linking)
-                    rows.append({"strategy": name, "expansion": expand, "llm_filter": llm_filter and name == "hipporag",
-                                 "top3": r.retrieved[:3], "gold_in_top3": len(set(r.retrieved[:3]) & set(GOLD)),
-                                 "expansions": result.expansions})
-                    print(f"{name:<12} expand={expand!s:<5} filter={llm_filter!s:<5} top3={r.retrieved[:3]} "
-                          f"gold={rows[-1]['gold_in_top3']}/3", flush=True)
-    write_result("flagship", {"question": question.question, "gold": list(GOLD), "model": backend.model,
+                ran = [st.name for st in r.explanation.stages if st.ran]
+                key = (name, expand, tuple(r.retrieved[:3]), tuple(ran))
+                if key in seen:
+                    continue  # this strategy has no optional step: the "on" row would repeat the "off" row
+                seen.add(key)
+                rows.append({"strategy": name, "expansion": expand, "params": r.params, "stages_ran": ran,
+                             "top3": r.retrieved[:3], "gold_in_top3": len(set(r.retrieved[:3]) & set(GOLD)),
+                             "expansions": result.expansions})
+                print(f"{name:<12} expand={expand!s:<5} stages={','.join(ran):<40} top3={r.retrieved[:3]} "
+                      f"gold={rows[-1]['gold_in_top3']}/3", flush=True)
+    write_result("flagship", {"question": question.text, "gold": list(GOLD), "model": backend.model,
                               "rows": rows})
     return 0
 

@@ -15,7 +15,7 @@ from common import write_result
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
-from hipporag.openie import extract
+from kg.openie import extract
 from llm import Settings, connect
 
 
@@ -23,7 +23,7 @@ def measure(settings: Settings, case_name: str, n: int, workers: int) -> dict:
     case = load_case(resolve(case_name))
     passages = case.passages[:n]
     with tempfile.TemporaryDirectory() as cache:
-        fresh = settings.replace(cache_dir=Path(cache), models_dir=settings.model_dir,
+        fresh = settings.replace(cache_dir=Path(cache), models_dir=settings.gguf_dir,
                                  embedded_parallel=max(workers, settings.embedded_parallel))
         backend = connect(fresh)
         runs = []

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import statistics
 
-import requests
 from common import write_result
+
+import requests
 
 from llm import Settings, connect
 

@@ -12,11 +12,12 @@ import statistics
 import time
 import tracemalloc
 
-import networkx as nx
-import numpy as np
 from common import write_result
 
-from hipporag.ppr import PPRMatrix
+import networkx as nx
+import numpy as np
+
+from kg.ppr import PPRMatrix
 
 SIZES = [(300, 1_000), (3_000, 10_000), (30_000, 100_000), (100_000, 500_000), (200_000, 1_000_000)]
 
@@ -63,12 +64,12 @@ def run(n_nodes: int, n_edges: int, queries: int, nx_queries: int) -> dict:
     t = time.perf_counter()
     g = nx.Graph()
     g.add_nodes_from(range(n))
-    g.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), weights.tolist()))
+    g.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), weights.tolist(), strict=True))
     nx_build = time.perf_counter() - t
     nx_mem = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     nx_times, diffs = [], []
-    for p, mine in zip(personalizations[:nx_queries], our_scores):
+    for p, mine in zip(personalizations[:nx_queries], our_scores, strict=False):
         pers = {int(i): float(p[i]) for i in np.nonzero(p)[0]}
         t = time.perf_counter()
         ref = nx.pagerank(g, alpha=0.5, personalization=pers, weight="weight")

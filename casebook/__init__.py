@@ -1,4 +1,4 @@
-"""What every strategy shares: the case types and loader, the answer step, metrics, the runner.
+"""What a case is: its types, the strategy contract, loading and validation, the catalog of bundled cases.
 
-Retrievers import only ``casebook.types``, the leaf vocabulary; the rest of casebook imports them.
+Every other package may import ``casebook.types`` and ``casebook.contract``; casebook imports only ``llm``.
 """

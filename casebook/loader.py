@@ -10,9 +10,10 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .types import Case, Document, Passage, Question, Triple
 
@@ -262,7 +263,7 @@ def _questions(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Question]:
         if qid:
             seen.add(qid)
         if qid and text:
-            out.append(Question(id=qid, question=text, type=qtype, supporting_docs=supporting,
+            out.append(Question(id=qid, text=text, type=qtype, supporting_docs=supporting,
                                 expected_answer=expected, answers=tuple(a.strip() for a in answers if a.strip())))
     return out
 

@@ -1,8 +1,10 @@
 """The things that travel between packages. This module imports nothing of ours."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 
@@ -30,7 +32,7 @@ class Passage:
 @dataclass(frozen=True)
 class Question:
     id: str
-    question: str
+    text: str
     type: str = "unspecified"
     supporting_docs: tuple[str, ...] = ()
     expected_answer: str = ""
@@ -65,6 +67,10 @@ class Case:
     def passage(self, passage_id: str) -> Passage:
         return self._passages()[passage_id]
 
+    def documents_of(self, passage_ids: Sequence[str]) -> list[str]:
+        """The documents behind ranked passages, each once, in rank order."""
+        return list(dict.fromkeys(self.passage(pid).doc_id for pid in passage_ids))
+
     def _docs(self) -> dict[str, Document]:
         if getattr(self, "_doc_index", None) is None:
             self._doc_index = {d.id: d for d in self.documents}
@@ -76,19 +82,97 @@ class Case:
         return self._passage_index
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """A fact or relation a strategy weighed for the question: what it says, its score, whether it was kept."""
+    text: str
+    score: float
+    kept: bool = True
+    detail: str = ""    # where it comes from or why it was (not) kept, e.g. "D4" or "rank 3 / rank 1"
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A graph node the walk started from, with its share of the start mass."""
+    node: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One node on a path that brought a passage; ``relation`` leads to the next step ("" on the last)."""
+    node: str
+    kind: str           # "entity" or "passage"
+    relation: str = ""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step of a strategy's query path: whether it ran, why (not), and its milliseconds."""
+    name: str
+    ran: bool = True
+    why: str = ""
+    ms: float = 0.0
+
+
+@dataclass
+class Explanation:
+    """What every strategy says about one retrieval, as far as it applies; the app and reports render it."""
+    method: str = ""                                            # how passages were scored, in one line
+    queries: list[str] = field(default_factory=list)            # the texts that were searched
+    evidence: list[Evidence] = field(default_factory=list)
+    seeds: list[Seed] = field(default_factory=list)
+    node_scores: dict[str, float] = field(default_factory=dict)  # graph node label -> walk mass (highlight)
+    paths: dict[str, list[PathStep]] = field(default_factory=dict)  # passage id -> the path that reached it
+    stages: list[Stage] = field(default_factory=list)
+    fallback: str = ""                                          # why the strategy fell back, if it did
+
+    @contextmanager
+    def stage(self, name: str, why: str = "") -> Iterator[None]:
+        """Time a block and record it as a stage that ran."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stages.append(Stage(name, True, why, round((time.perf_counter() - started) * 1000, 3)))
+
+    def skip(self, name: str, why: str) -> None:
+        self.stages.append(Stage(name, False, why))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
 @dataclass
 class Retrieval:
     """What every strategy returns for one question."""
     passages: list[tuple[str, float]]               # (passage id, score), best first
-    trace: dict = field(default_factory=dict)        # strategy-specific explanation, JSON-serialisable
-    timings_ms: dict[str, float] = field(default_factory=dict)
+    explanation: Explanation = field(default_factory=Explanation)
 
     @property
     def ids(self) -> list[str]:
         return [pid for pid, _ in self.passages]
 
+    @property
+    def timings_ms(self) -> dict[str, float]:
+        return {s.name: s.ms for s in self.explanation.stages if s.ran}
+
+
+@dataclass(frozen=True)
+class ProgressUpdate:
+    """One step of long work (building an index, extracting triples), for progress bars and live views."""
+    stage: str
+    done: int
+    total: int
+    note: str = ""
+    rows: tuple[tuple[str, ...], ...] = ()   # what this step produced, e.g. (passage, subject, relation, object)
+
+
+Progress = Callable[[ProgressUpdate], None]
+
 
 class Retriever(Protocol):
-    name: str
-
-    def retrieve(self, question: str, top_k: int, expansions: list[str] | None = None) -> Retrieval: ...
+    def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
+                 params: Mapping[str, object] | None = None) -> Retrieval:
+        """The top-k passages; ``params`` holds the strategy's query-time parameters (defaults when None)."""
+        ...

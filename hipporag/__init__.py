@@ -1,7 +1,5 @@
-"""HippoRAG: LLM OpenIE -> knowledge graph (NetworkX) -> Personalized PageRank passage ranking."""
-from .graph import KnowledgeGraph, build_graph
-from .index import GraphBuild, build_or_load, passage_triples
+"""HippoRAG: question -> linked facts or entities -> Personalized PageRank over the knowledge graph -> passages."""
 from .retriever import ChatModel, HippoConfig, HippoRAGRetriever
+from .strategy import HIPPORAG, HIPPORAG_V1
 
-__all__ = ["ChatModel", "GraphBuild", "HippoConfig", "HippoRAGRetriever", "KnowledgeGraph", "build_graph",
-           "build_or_load", "passage_triples"]
+__all__ = ["HIPPORAG", "HIPPORAG_V1", "ChatModel", "HippoConfig", "HippoRAGRetriever"]

@@ -10,19 +10,17 @@ Two linking modes:
 """
 from __future__ import annotations
 
-import heapq
-import math
-import time
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from casebook.types import Retrieval
+from casebook.types import Evidence, Explanation, Retrieval, Seed
+from kg import ENGINES, KnowledgeGraph
+from kg.paths import most_probable_paths
 from llm import Embedder, OpenAIClient, chat_json
-
-from .graph import KnowledgeGraph
 
 LINKING_MODES = ("v2", "v1")
 
@@ -44,18 +42,22 @@ def question_ner_messages(question: str) -> list[dict]:
 
 @dataclass(frozen=True)
 class HippoConfig:
-    """Defaults picked by benchmarks/sensitivity.py on musique_train100 (see BENCHMARKS.md)."""
+    """Query-time settings; defaults picked by benchmarks/sensitivity.py on musique_train100 (see BENCHMARKS.md)."""
     linking: str = "v2"
     top_facts: int = 5          # facts linked per query (the question and each expansion statement)
     damping: float = 0.5        # nx.pagerank's alpha: probability of following an edge
     passage_weight: float = 0.1  # scale of the passage nodes' min-max dense score in the reset vector
-    llm_filter: bool = True
+    llm_filter: bool = True     # runs only when a chat model is available; the explanation says whether it ran
+    engine: str = "sparse"      # PageRank engine: "sparse" (fast) or "networkx" (nx.pagerank, the reference)
+    explain: bool = True        # compute the seed-to-passage paths
 
     def __post_init__(self):
         if self.linking not in LINKING_MODES:
             raise ValueError(f"linking must be one of {LINKING_MODES}, not {self.linking!r}")
         if not 0.0 < self.damping < 1.0:
             raise ValueError(f"damping must be between 0 and 1 (exclusive), not {self.damping}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
 
 
 @dataclass
@@ -66,87 +68,84 @@ class ChatModel:
 
 class HippoRAGRetriever:
     def __init__(self, graph: KnowledgeGraph, embedder: Embedder, config: HippoConfig = HippoConfig(),
-                 chat: ChatModel | None = None, name: str = "hipporag"):
+                 chat: ChatModel | None = None):
         if graph.embed_model != embedder.name:
             raise ValueError(f"graph was embedded with {graph.embed_model!r} but the embedder is {embedder.name!r}")
         if config.linking == "v1" and chat is None:
             raise ValueError("hipporag-v1 linking needs an LLM to name the question's entities")
-        self.graph, self.embedder, self.config, self.chat, self.name = graph, embedder, config, chat, name
+        self.graph, self.embedder, self.config, self.chat = graph, embedder, config, chat
         self._incidence: sp.csr_matrix | None = None
 
     # -- the query path ---------------------------------------------------------------------------
-    def retrieve(self, question: str, top_k: int, expansions: list[str] | None = None) -> Retrieval:
+    def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
+                 params: Mapping[str, object] | None = None) -> Retrieval:
         if not question or not question.strip():
             raise ValueError("the question is empty")
-        g, cfg = self.graph, self.config
-        timings: dict[str, float] = {}
-        trace: dict[str, Any] = {"linking": cfg.linking, "damping": cfg.damping,
-                                 "passage_weight": cfg.passage_weight if cfg.linking == "v2" else 0.0}
-        t = time.perf_counter()
-        queries = [question.strip()] + [e.strip() for e in (expansions or []) if e.strip()]
-        q_vecs = self.embedder.embed(queries)
-        dense = (g.passage_vectors @ q_vecs.T).max(axis=1) if len(g.passage_ids) else np.zeros(0)
-        timings["embed"] = _ms(t)
+        g = self.graph
+        cfg = dataclasses.replace(self.config, **params) if params else self.config
+        queries = [question.strip()] + [e.strip() for e in expansions if e.strip()]
+        how = "v2: facts linked by embedding" if cfg.linking == "v2" else "v1: question entities named by the LLM"
+        ex = Explanation(method=f"Personalized PageRank mass (damping {cfg.damping}, {cfg.engine} engine) from "
+                                f"seeds linked to the question ({how})", queries=queries)
+        with ex.stage("embed"):
+            q_vecs = self.embedder.embed(queries)
+            dense = (g.passage_vectors @ q_vecs.T).max(axis=1) if len(g.passage_ids) else np.zeros(0)
 
-        t = time.perf_counter()
-        phrase_weights = self._link_v2(question, queries, q_vecs, trace) if cfg.linking == "v2" \
-            else self._link_v1(question, trace)
-        timings["link"] = _ms(t)
-        trace["queries"] = queries
-
+        phrase_weights = self._link_v2(question, q_vecs, cfg, ex) if cfg.linking == "v2" \
+            else self._link_v1(question, ex)
         if phrase_weights is None or not phrase_weights.any():
-            trace["fallback"] = trace.get("fallback") or "no seed entity linked: ranked by dense similarity"
+            ex.fallback = ex.fallback or "no seed entity linked: ranked by dense similarity"
+            ex.skip("ppr", "nothing to seed the walk")
             ranked = _top(dense, top_k)
-            return Retrieval(passages=[(g.passage_ids[j], float(dense[j])) for j in ranked], trace=trace,
-                             timings_ms=timings)
+            return Retrieval([(g.passage_ids[j], float(dense[j])) for j in ranked], ex)
 
-        t = time.perf_counter()
-        passage_reset = np.zeros(len(g.passage_ids))
-        if cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense):
-            passage_reset = _minmax(dense) * cfg.passage_weight
-        personalization = np.concatenate([phrase_weights, passage_reset])
-        result = g.ppr.run(personalization, damping=cfg.damping)
-        scores = result.scores
-        if cfg.linking == "v2":
-            passage_scores = scores[len(g.phrases):]
+        with ex.stage("ppr", cfg.engine):
+            passage_reset = np.zeros(len(g.passage_ids))
+            if cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense):
+                passage_reset = _minmax(dense) * cfg.passage_weight
+            scores = g.pagerank(np.concatenate([phrase_weights, passage_reset]), cfg.damping, cfg.engine).scores
+            if cfg.linking == "v2":
+                passage_scores = scores[len(g.phrases):]
+            else:
+                passage_scores = self._phrase_to_passage() @ scores[:len(g.phrases)]
+            ranked = _top(passage_scores, top_k)
+
+        ex.seeds = [Seed(g.phrases[i], round(float(phrase_weights[i]), 6))
+                    for i in np.argsort(-phrase_weights)[:20] if phrase_weights[i] > 0]
+        ex.node_scores = {g.node_label(n): round(float(scores[n]), 6) for n in _top(scores, 200) if scores[n] > 0}
+        if cfg.explain:
+            with ex.stage("explain"):
+                paths = most_probable_paths(g, [g.passage_node(j) for j in ranked],
+                                            np.nonzero(phrase_weights)[0].tolist())
+                ex.paths = {g.passage_ids[j]: paths[g.passage_node(j)] for j in ranked}
         else:
-            passage_scores = self._phrase_to_passage() @ scores[:len(g.phrases)]
-        ranked = _top(passage_scores, top_k)
-        timings["ppr"] = _ms(t)
-
-        t = time.perf_counter()
-        trace["ppr_iterations"] = result.iterations
-        trace["seeds"] = [{"entity": g.phrases[i], "weight": round(float(phrase_weights[i]), 6)}
-                          for i in np.argsort(-phrase_weights)[:20] if phrase_weights[i] > 0]
-        best_nodes = _top(scores, 200)
-        trace["top_nodes"] = [{"node": g.node_label(n), "kind": g.node_kind(n),
-                               "score": round(float(scores[n]), 6)} for n in best_nodes[:10]]
-        trace["node_scores"] = {g.node_label(n): round(float(scores[n]), 6) for n in best_nodes if scores[n] > 0}
-        seeds = {i for i in np.nonzero(phrase_weights)[0].tolist()}
-        paths = self.explain_paths([g.passage_node(j) for j in ranked], seeds)
-        trace["paths"] = {g.passage_ids[j]: paths[g.passage_node(j)] for j in ranked}
-        timings["explain"] = _ms(t)
-        return Retrieval(passages=[(g.passage_ids[j], float(passage_scores[j])) for j in ranked], trace=trace,
-                         timings_ms=timings)
+            ex.skip("explain", "paths not requested")
+        return Retrieval([(g.passage_ids[j], float(passage_scores[j])) for j in ranked], ex)
 
     # -- linking ----------------------------------------------------------------------------------
-    def _link_v2(self, question: str, queries: list[str], q_vecs: np.ndarray, trace: dict) -> np.ndarray | None:
-        g, cfg = self.graph, self.config
+    def _link_v2(self, question: str, q_vecs: np.ndarray, cfg: HippoConfig, ex: Explanation) -> np.ndarray | None:
+        g = self.graph
         if not g.facts:
-            trace["fallback"] = "the graph has no facts: ranked by dense similarity"
+            ex.fallback = "the graph has no facts: ranked by dense similarity"
             return None
-        per_query = g.fact_vectors @ q_vecs.T
-        fact_sims = per_query.max(axis=1)
-        # Each query (the question, then each expansion statement) links its own top facts.
-        top = list(dict.fromkeys(i for col in per_query.T for i in _top(col, cfg.top_facts)))
-        top.sort(key=lambda i: -fact_sims[i])
+        with ex.stage("link", f"top {cfg.top_facts} facts per query by embedding"):
+            per_query = g.fact_vectors @ q_vecs.T
+            fact_sims = per_query.max(axis=1)
+            # Each query (the question, then each expansion statement) links its own top facts.
+            top = list(dict.fromkeys(i for col in per_query.T for i in _top(col, cfg.top_facts)))
+            top.sort(key=lambda i: -fact_sims[i])
         kept = list(top)
-        if cfg.llm_filter and self.chat is not None:
-            kept = self._filter_facts(question, top)
-        trace["query_facts"] = [{"fact": g.facts[i].text(g.phrases), "similarity": round(float(fact_sims[i]), 4),
-                                 "kept": i in kept} for i in top]
+        if not cfg.llm_filter:
+            ex.skip("llm filter", "turned off")
+        elif self.chat is None:
+            ex.skip("llm filter", "no chat model in this run (retrieval only)")
+        else:
+            with ex.stage("llm filter", f"one call to {self.chat.model}"):
+                kept = self._filter_facts(question, top)
+        ex.evidence = [Evidence(g.facts[i].text(g.phrases), round(float(fact_sims[i]), 4), i in kept,
+                                ", ".join(g.facts[i].passages)) for i in top]
         if not kept:
-            trace["fallback"] = "the LLM filter kept no fact: ranked by dense similarity"
+            ex.fallback = "the LLM filter kept no fact: ranked by dense similarity"
             return None
         # Min-max over the linked facts (not all facts): the best linked fact weighs 1, the weakest ~0, so a
         # barely-related fifth fact cannot outweigh the two that match (measured: MuSiQue R@2 0.43 -> 0.49).
@@ -160,24 +159,24 @@ class HippoRAGRetriever:
                 weights[p] = max(weights[p], score)
         return self._specificity(weights)
 
-    def _link_v1(self, question: str, trace: dict) -> np.ndarray | None:
+    def _link_v1(self, question: str, ex: Explanation) -> np.ndarray | None:
         g = self.graph
-        out = chat_json(self.chat.client, question_ner_messages(question), model=self.chat.model,
-                        schema=QUESTION_NER_SCHEMA, max_tokens=150)
+        with ex.stage("question ner", f"one call to {self.chat.model}"):
+            out = chat_json(self.chat.client, question_ner_messages(question), model=self.chat.model,
+                            schema=QUESTION_NER_SCHEMA, max_tokens=150)
         entities = [e for e in (out.value or {}).get("entities", []) if isinstance(e, str) and e.strip()] \
             if isinstance(out.value, dict) else []
         if not entities or not g.phrases:
-            trace["question_entities"] = entities
-            trace["fallback"] = "no entity found in the question: ranked by dense similarity"
+            ex.fallback = "no entity found in the question: ranked by dense similarity"
             return None
-        sims = self.embedder.embed(entities) @ g.phrase_vectors.T
-        weights = np.zeros(len(g.phrases))
-        links = []
-        for e, row in zip(entities, sims):
-            best = int(np.argmax(row))
-            weights[best] = 1.0
-            links.append({"entity": e, "node": g.phrases[best], "similarity": round(float(row[best]), 4)})
-        trace["question_entities"] = links
+        with ex.stage("link", "each entity to its nearest graph node"):
+            sims = self.embedder.embed(entities) @ g.phrase_vectors.T
+            weights = np.zeros(len(g.phrases))
+            for e, row in zip(entities, sims, strict=True):
+                best = int(np.argmax(row))
+                weights[best] = 1.0
+                ex.evidence.append(Evidence(f"{e} -> {g.phrases[best]}", round(float(row[best]), 4), True,
+                                            "question entity -> nearest node"))
         return self._specificity(weights)
 
     def _specificity(self, weights: np.ndarray) -> np.ndarray:
@@ -213,56 +212,6 @@ class HippoRAGRetriever:
                                             shape=(len(g.passage_ids), len(g.phrases)))
         return self._incidence
 
-    # -- explanation ------------------------------------------------------------------------------
-    def explain_paths(self, targets: list[int], seeds: set[int], max_cost: float = 12.0,
-                      max_pops: int = 50000) -> dict[int, list[dict]]:
-        """For each target, the most probable walk from any seed to it: nodes with the relations between them.
-
-        One Dijkstra from all seeds at once, where stepping a -> b costs -log(w_ab / strength_a), the walker's
-        probability of taking that edge; it stops once every target is reached, and ignores walks less likely
-        than exp(-max_cost) (they explain nothing). A target no seed reaches that way gets [].
-        """
-        ppr = self.graph.ppr
-        adj, strength = ppr.adjacency, ppr.strength
-        dist = {s: 0.0 for s in seeds}
-        prev: dict[int, int] = {}
-        heap = [(0.0, s) for s in seeds]
-        heapq.heapify(heap)
-        todo, found, pops = set(targets), {}, 0
-        while heap and todo and pops < max_pops:
-            d, a = heapq.heappop(heap)
-            pops += 1
-            if d > dist.get(a, math.inf):
-                continue
-            if a in todo:
-                todo.discard(a)
-                path = [a]
-                while path[-1] in prev:
-                    path.append(prev[path[-1]])
-                found[a] = self._describe(path[::-1])
-            lo, hi = adj.indptr[a], adj.indptr[a + 1]
-            for b, w in zip(adj.indices[lo:hi].tolist(), adj.data[lo:hi].tolist()):
-                nd = d - math.log(w / strength[a])
-                if nd <= max_cost and nd < dist.get(b, math.inf):
-                    dist[b] = nd
-                    prev[b] = a
-                    heapq.heappush(heap, (nd, b))
-        return {t: found.get(t, []) for t in targets}
-
-    def _node(self, n: int) -> dict:
-        return {"node": self.graph.node_label(n), "kind": self.graph.node_kind(n)}
-
-    def _describe(self, path: list[int]) -> list[dict]:
-        if len(path) == 1:
-            return [self._node(path[0])]
-        g = self.graph
-        out = []
-        for a, b in zip(path, path[1:]):
-            out.append(self._node(a))
-            out.append({"edge": g.relation_between(a, b)})
-        out.append(self._node(path[-1]))
-        return out
-
 
 def _top(scores: np.ndarray, k: int) -> list[int]:
     if len(scores) == 0 or k <= 0:
@@ -277,7 +226,3 @@ def _minmax(x: np.ndarray) -> np.ndarray:
         return x
     lo, hi = float(x.min()), float(x.max())
     return np.ones_like(x, dtype=float) if hi - lo < 1e-12 else (x - lo) / (hi - lo)
-
-
-def _ms(t: float) -> float:
-    return (time.perf_counter() - t) * 1000

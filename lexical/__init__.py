@@ -1,4 +1,5 @@
 """Lexical retrieval: BM25, a reference baseline that uses no embeddings at all."""
 from .bm25 import BM25Retriever
+from .strategy import BM25
 
-__all__ = ["BM25Retriever"]
+__all__ = ["BM25", "BM25Retriever"]

@@ -3,8 +3,15 @@ llama.cpp server, the local embedder, the response cache and lenient JSON parsin
 from .backend import Backend, connect, embedder_only
 from .client import ChatResult, OpenAIClient
 from .embedders import Embedder
-from .errors import (AuthenticationFailed, BadResponse, LLMError, ModelFileError, ModelNotFound,
-                     RequestTimeout, ServerUnavailable)
+from .errors import (
+                     AuthenticationFailed,
+                     BadResponse,
+                     LLMError,
+                     ModelFileError,
+                     ModelNotFound,
+                     RequestTimeout,
+                     ServerUnavailable,
+)
 from .jsonparse import JSONExtractionError, extract_json, strip_think
 from .settings import PRESETS, Settings
 from .structured import JSONResult, chat_json

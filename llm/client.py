@@ -18,8 +18,7 @@ import requests
 import urllib3
 
 from .cache import ResponseCache, cache_key
-from .errors import (AuthenticationFailed, BadResponse, LLMError, ModelNotFound, RequestTimeout,
-                     ServerUnavailable)
+from .errors import AuthenticationFailed, BadResponse, LLMError, ModelNotFound, RequestTimeout, ServerUnavailable
 from .jsonparse import strip_think
 
 log = logging.getLogger(__name__)
@@ -137,7 +136,7 @@ class OpenAIClient:
         return result
 
     def embed(self, texts: list[str], *, model: str, batch_size: int = 64) -> np.ndarray:
-        """Embeddings for ``texts`` as an (n, d) float32 array, L2-normalised."""
+        """Embeddings for ``texts`` as an (n, d) float32 array, L2-normalized."""
         self.check_model(model)
         out: list[list[float]] = []
         for start in range(0, len(texts), batch_size):
@@ -153,7 +152,7 @@ class OpenAIClient:
         arr = np.asarray(out, dtype=np.float32)
         if arr.ndim != 2:
             raise BadResponse("embeddings are not a list of equal-length vectors", url=self.base_url, model=model)
-        return normalise_rows(arr)
+        return normalize_rows(arr)
 
     def check_model(self, model: str) -> None:
         """Raise ModelNotFound unless the server lists ``model`` (checked once per client)."""
@@ -260,7 +259,7 @@ class OpenAIClient:
         return BadResponse(f"HTTP {status}: {message}", url=url, model=model, status=status)
 
 
-def normalise_rows(arr: np.ndarray) -> np.ndarray:
+def normalize_rows(arr: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(arr, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (arr / norms).astype(np.float32)

@@ -49,7 +49,7 @@ def resolve_model(settings: Settings) -> tuple[Path, str]:
         if not path.is_file():
             raise ModelFileError(f"LLM_MODEL_PATH points at {path}, which is not a file")
         return path, path.stem.lower()
-    return assemble(QWEN_CODER_1_5B, settings.model_dir), QWEN_CODER_1_5B.name
+    return assemble(QWEN_CODER_1_5B, settings.gguf_dir), QWEN_CODER_1_5B.name
 
 
 def ensure_server(settings: Settings) -> EmbeddedServer:

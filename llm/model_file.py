@@ -6,9 +6,9 @@ import importlib.util
 import logging
 import os
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from .errors import ModelFileError
 
@@ -37,7 +37,7 @@ QWEN_CODER_1_5B = ModelSpec(
 def chunk_paths(spec: ModelSpec) -> list[Path]:
     """The installed chunk files, in order; a clear error names a missing package."""
     paths = []
-    for index, package in enumerate(spec.packages, start=1):
+    for _index, package in enumerate(spec.packages, start=1):
         found = importlib.util.find_spec(package)
         if found is None or not found.submodule_search_locations:
             raise ModelFileError(

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
-
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 PRESETS: dict[str, str] = {
     "lmstudio": "http://127.0.0.1:1234/v1",
@@ -41,13 +39,10 @@ class Settings:
     max_tokens: int = 512
     cache_dir: Path = Path.home() / ".cache" / "detective-rag"
     cache_enabled: bool = True
-    models_dir: Path | None = None   # where the joined GGUF lives; default cache_dir/models
-    data_dir: Path = PROJECT_ROOT / "data" / "index"
+    models_dir: Path | None = None   # where the joined GGUF lives; None = cache_dir/models (see gguf_dir)
     embedded_threads: int = 0        # 0 = all cores
     embedded_ctx: int = 8192
     embedded_parallel: int = 2
-    chroma_host: str = ""
-    chroma_port: int = 8000
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -57,14 +52,15 @@ class Settings:
                 f"EMBED_BACKEND must be one of {', '.join(EMBED_BACKENDS)}, not {self.embed_backend!r}")
 
     @property
-    def model_dir(self) -> Path:
+    def gguf_dir(self) -> Path:
+        """The folder the embedded model file is joined into."""
         return self.models_dir or self.cache_dir / "models"
 
     @property
     def effective_extraction_model(self) -> str:
         return self.extraction_model or self.model
 
-    def replace(self, **changes) -> "Settings":
+    def replace(self, **changes) -> Settings:
         """A copy with some fields changed; ``None`` values are ignored (unset CLI flags)."""
         changes = {k: v for k, v in changes.items() if v is not None}
         if "base_url" in changes:
@@ -72,7 +68,7 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         d = cls()
 
@@ -111,10 +107,7 @@ class Settings:
             cache_dir=get("DETECTIVE_CACHE_DIR", d.cache_dir),
             cache_enabled=get("LLM_CACHE", d.cache_enabled),
             models_dir=Path(env["LLM_MODELS_DIR"]).expanduser() if env.get("LLM_MODELS_DIR") else None,
-            data_dir=get("DETECTIVE_DATA_DIR", d.data_dir),
             embedded_threads=get("EMBEDDED_THREADS", d.embedded_threads),
             embedded_ctx=get("EMBEDDED_CTX", d.embedded_ctx),
             embedded_parallel=get("EMBEDDED_PARALLEL", d.embedded_parallel),
-            chroma_host=get("CHROMA_HOST", d.chroma_host),
-            chroma_port=get("CHROMA_PORT", d.chroma_port),
         )

@@ -11,41 +11,41 @@ import hashlib
 import logging
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
-from casebook.types import Passage
-from llm import Embedder, Settings
+from casebook.storage import Storage
+from casebook.types import Passage, Progress, ProgressUpdate
+from llm import Embedder
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]
-
+STAGE = "vector index"
 
 class IndexStoreError(RuntimeError):
     """The Chroma store cannot be opened or used; the message says which and how to recover."""
 
 
-def open_chroma(settings: Settings):
+def open_chroma(storage: Storage):
     """A Chroma client: HttpClient when CHROMA_HOST is set (a `chroma run` server), else persistent on disk."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
-    if settings.chroma_host:
+    if storage.chroma_host:
         try:
-            client = chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port,
+            client = chromadb.HttpClient(host=storage.chroma_host, port=storage.chroma_port,
                                          settings=chroma_settings)
             client.heartbeat()
         except Exception as exc:  # chromadb raises many types here; all mean "cannot use this server"
-            raise IndexStoreError(f"cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} "
+            raise IndexStoreError(f"cannot reach the Chroma server at {storage.chroma_host}:{storage.chroma_port} "
                                   f"({type(exc).__name__}: {exc}); start it with `chroma run --host 127.0.0.1 "
-                                  f"--port {settings.chroma_port} --path DIR` or unset CHROMA_HOST") from None
+                                  f"--port {storage.chroma_port} --path DIR` or unset CHROMA_HOST") from None
         return client
-    folder = Path(settings.data_dir) / "chroma"
+    folder = Path(storage.data_dir) / "chroma"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         client = chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
@@ -111,7 +111,7 @@ class VectorIndex:
         report.updated = len(todo) - report.added
         done = report.unchanged
         if progress:
-            progress(done, len(passages))
+            progress(ProgressUpdate(STAGE, done, len(passages)))
         for start in range(0, len(todo), batch_size):
             batch = todo[start:start + batch_size]
             vectors = self.embedder.embed([p.embedding_text for p in batch])
@@ -121,14 +121,14 @@ class VectorIndex:
             report.embedded += len(batch)
             done += len(batch)
             if progress:
-                progress(done, len(passages))
+                progress(ProgressUpdate(STAGE, done, len(passages), f"{report.embedded} embedded"))
         report.elapsed_ms = (time.perf_counter() - started) * 1000
         log.info("vector index %s: %s", self.name, report)
         return report
 
     def _existing_hashes(self) -> dict[str, str]:
         got = self.collection.get(include=["metadatas"])
-        return {pid: (meta or {}).get("hash", "") for pid, meta in zip(got["ids"], got["metadatas"])}
+        return {pid: (meta or {}).get("hash", "") for pid, meta in zip(got["ids"], got["metadatas"], strict=True)}
 
     def count(self) -> int:
         return self.collection.count()
@@ -141,5 +141,5 @@ class VectorIndex:
         res = self.collection.query(query_embeddings=np.asarray(vectors, dtype=np.float32), n_results=n,
                                     include=["distances"])
         # Chroma's cosine space returns distances (1 - cosine); we report similarities.
-        return [[(pid, 1.0 - float(d)) for pid, d in zip(ids, dists)]
-                for ids, dists in zip(res["ids"], res["distances"])]
+        return [[(pid, 1.0 - float(d)) for pid, d in zip(ids, dists, strict=True)]
+                for ids, dists in zip(res["ids"], res["distances"], strict=True)]

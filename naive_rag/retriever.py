@@ -1,36 +1,32 @@
 """The naive retriever: embed the question, take the top-k passages by cosine similarity."""
 from __future__ import annotations
 
-import time
+from collections.abc import Mapping, Sequence
 
-from casebook.types import Retrieval
+from casebook.types import Explanation, Retrieval
 from llm import Embedder
 
 from .index import VectorIndex
 
 
 class NaiveRetriever:
-    name = "naive"
-
     def __init__(self, index: VectorIndex, embedder: Embedder):
         self.index, self.embedder = index, embedder
 
-    def retrieve(self, question: str, top_k: int, expansions: list[str] | None = None) -> Retrieval:
+    def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
+                 params: Mapping[str, object] | None = None) -> Retrieval:
         if not question or not question.strip():
             raise ValueError("the question is empty")
-        queries = [question.strip()] + [e for e in (expansions or []) if e.strip()]
-        t0 = time.perf_counter()
-        vectors = self.embedder.embed(queries)
-        t1 = time.perf_counter()
-        # Each extra query (from query expansion) is searched too; a passage keeps its best similarity.
-        per_query = self.index.search(vectors, top_k)
-        best: dict[str, float] = {}
-        for hits in per_query:
-            for pid, sim in hits:
-                best[pid] = max(sim, best.get(pid, -1.0))
-        ranked = sorted(best.items(), key=lambda kv: -kv[1])[:top_k]
-        t2 = time.perf_counter()
-        trace = {"queries": queries, "metric": "cosine similarity (1 - Chroma cosine distance)",
-                 "collection": self.index.name}
-        return Retrieval(passages=ranked, trace=trace,
-                         timings_ms={"embed": (t1 - t0) * 1000, "search": (t2 - t1) * 1000})
+        queries = [question.strip()] + [e for e in expansions if e.strip()]
+        ex = Explanation(method=f"cosine similarity (1 - Chroma cosine distance) in collection {self.index.name}",
+                         queries=queries)
+        with ex.stage("embed"):
+            vectors = self.embedder.embed(queries)
+        with ex.stage("search"):
+            # Each extra query (from query expansion) is searched too; a passage keeps its best similarity.
+            best: dict[str, float] = {}
+            for hits in self.index.search(vectors, top_k):
+                for pid, sim in hits:
+                    best[pid] = max(sim, best.get(pid, -1.0))
+            ranked = sorted(best.items(), key=lambda kv: -kv[1])[:top_k]
+        return Retrieval(ranked, ex)

@@ -4,15 +4,16 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from casebook.storage import Storage  # noqa: E402
 from llm import Settings, connect  # noqa: E402
 
 
@@ -25,8 +26,14 @@ def session_dir(tmp_path_factory) -> Path:
 def base_settings(session_dir) -> Settings:
     """Embedded backend; responses cached per test session; the model file in the user's cache."""
     defaults = Settings.from_env({})
-    return Settings(backend="embedded", cache_dir=session_dir / "cache", models_dir=defaults.model_dir,
-                    data_dir=session_dir / "index", embedded_parallel=2)
+    return Settings(backend="embedded", cache_dir=session_dir / "cache", models_dir=defaults.gguf_dir,
+                    embedded_parallel=2)
+
+
+@pytest.fixture(scope="session")
+def storage(session_dir) -> Storage:
+    """Indexes and saved graphs of this test session, apart from the user's."""
+    return Storage(data_dir=session_dir / "index")
 
 
 @pytest.fixture(scope="session")
@@ -95,3 +102,13 @@ def fault_server():
     server = FaultServer()
     yield server
     server.close()
+
+
+@pytest.fixture
+def app_env(base_settings, storage, monkeypatch):
+    """The app's environment: the embedded backend and this session's caches and indexes."""
+    env = {"LLM_BACKEND": "embedded", "DETECTIVE_CACHE_DIR": str(base_settings.cache_dir),
+           "DETECTIVE_DATA_DIR": str(storage.data_dir), "LLM_MODELS_DIR": str(base_settings.gguf_dir)}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return env

@@ -8,21 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from kg import build_graph
+from kg.visual import graph_html
+
 from conftest import ROOT
-from hipporag import build_graph
-from hipporag.visual import graph_html
 from helpers import free_port, make_case, serving
 
 XSS = "<img src=x onerror=alert(1)>"
-
-
-@pytest.fixture
-def app_env(base_settings, monkeypatch):
-    env = {"LLM_BACKEND": "embedded", "DETECTIVE_CACHE_DIR": str(base_settings.cache_dir),
-           "DETECTIVE_DATA_DIR": str(base_settings.data_dir), "LLM_MODELS_DIR": str(base_settings.model_dir)}
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    return env
 
 
 def test_app_solves_the_bundled_case(app_env, backend):
@@ -36,7 +28,7 @@ def test_app_solves_the_bundled_case(app_env, backend):
     at.run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert any("Knowledge graph" in m.value for m in at.markdown)
+    assert any(m.value.startswith("knowledge graph:") for m in at.markdown)
     chosen = at.selectbox(key="question_choice").value
     assert "[multi-hop]" in chosen
     next(b for b in at.button if b.label == "Ask").click()
@@ -44,11 +36,26 @@ def test_app_solves_the_bundled_case(app_env, backend):
     assert not at.exception and not at.error
     headers = [s.value for s in at.subheader]
     assert "Naive RAG" in headers and "HippoRAG" in headers
-    assert len([m for m in at.markdown if m.value.startswith("**Answer**")]) == 2   # one per column
+    assert any(h.startswith(chosen.split()[0]) and "top-3" in h for h in headers)   # answers name their question
+    assert len(answers(at)) == 2   # one per column
     # A rerun (what a second tab or any widget change does) reuses the built indexes.
     at.run()
     assert not at.exception
     assert not any(b.label == "Build the indexes" for b in at.button)
+    # A query-time change answers again on the same indexes: no rebuild prompt, the heading follows.
+    next(s for s in at.sidebar.slider if s.label == "top-k passages").set_value(4).run()
+    assert not at.exception and not any(b.label == "Build the indexes" for b in at.button)
+    assert any("top-4" in s.value for s in at.subheader) and len(answers(at)) == 2
+    assert all(len(df.value) == 4 for df in at.dataframe if "passage" in df.value.columns and "gold" in df.value.columns)
+    # Another question clears the answers to the previous one.
+    other = next(o for o in at.selectbox(key="question_choice").options if o != chosen and "[" in o)
+    at.selectbox(key="question_choice").set_value(other).run()
+    assert not at.exception and not answers(at)
+    assert not any("top-4" in s.value for s in at.subheader)
+
+
+def answers(at) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("**Answer**")]
 
 
 def test_graph_html_keeps_hostile_labels_as_text(backend):
@@ -93,14 +100,14 @@ def test_browser_cells_3_to_5(streamlit_server, browser, tmp_path):
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(streamlit_server, wait_until="domcontentloaded")
     page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
-    page.get_by_text("Knowledge graph ·").wait_for(timeout=900_000)
+    page.get_by_text("knowledge graph:").wait_for(timeout=900_000)
     frame_el = page.locator("iframe").first
     frame_el.wait_for(state="visible", timeout=60_000)
     frame = frame_el.content_frame
     frame.locator("#mynetwork canvas").wait_for(timeout=60_000)
     assert frame.locator("#mynetwork").evaluate("() => network.body.data.nodes.length") > 10
     page.get_by_role("button", name="Ask", exact=True).click()
-    page.get_by_text("Why each passage").wait_for(timeout=600_000)
+    page.get_by_text("How HippoRAG got there").wait_for(timeout=600_000)
     assert page.get_by_role("heading", name="Naive RAG").is_visible()
     assert page.get_by_role("heading", name="HippoRAG").first.is_visible()
     assert page.get_by_text("Answer", exact=False).count() >= 2
@@ -127,7 +134,7 @@ def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_pat
     page.get_by_text("Upload", exact=True).click(timeout=120_000)
     page.locator("input[type=file]").set_input_files(str(upload))
     page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
-    page.get_by_text("Knowledge graph ·").wait_for(timeout=300_000)
+    page.get_by_text("knowledge graph:").wait_for(timeout=300_000)
     frame = page.locator("iframe").first.content_frame
     frame.locator("#mynetwork canvas").wait_for(timeout=60_000)
     labels = frame.locator("#mynetwork").evaluate("() => network.body.data.nodes.get().map(n => n.label)")

@@ -28,6 +28,7 @@ def test_ppr_scale_core_on_a_tiny_graph():
 
 def test_retrieval_and_report_on_a_small_case(tmp_path, monkeypatch):
     import common
+
     import retrieval
     from report_md import render_markdown
 

@@ -29,7 +29,7 @@ def problems_of(path):
 def test_bundled_and_benchmark_cases_load():
     names = available()
     assert {"purloined_pearl", "musique_train100", "musique_tiny20", "2wiki_first20", "hotpotqa_train100"} <= set(names)
-    for name, path in names.items():
+    for _name, path in names.items():
         case = load_case(path)
         assert case.documents and case.questions and len(case.fingerprint) == 16
 

@@ -3,9 +3,9 @@ import time
 
 import pytest
 
+from llm import AuthenticationFailed, BadResponse, ModelNotFound, OpenAIClient, RequestTimeout, ServerUnavailable
+
 from conftest import chat_body, reply
-from llm import (AuthenticationFailed, BadResponse, ModelNotFound, OpenAIClient, RequestTimeout,
-                 ServerUnavailable)
 
 MODELS = {"data": [{"id": "m1"}, {"id": "m2"}]}
 ASK = [{"role": "user", "content": "hi"}]
@@ -118,7 +118,7 @@ def test_connection_refused_is_server_unavailable():
     assert "127.0.0.1:9" in str(err.value)
 
 
-def test_embeddings_are_batched_ordered_and_normalised(fault_server):
+def test_embeddings_are_batched_ordered_and_normalized(fault_server):
     def handler(h, req):
         data = [{"index": i, "embedding": [float(len(t)), 0.0, 1.0]} for i, t in enumerate(req["input"])]
         reply(200, {"data": list(reversed(data))})(h, req)

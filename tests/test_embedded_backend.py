@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from llm import ModelNotFound, OpenAIClient, ServerUnavailable, Settings, chat_json, connect
+
 from conftest import ROOT
 
 
@@ -66,7 +67,7 @@ def test_stopped_server_gives_a_typed_error_within_the_timeout(base_settings):
               "from llm.embedded import ensure_server; "
               "s = ensure_server(Settings(models_dir=sys.argv[2], embedded_parallel=1)); "
               "print(s.base_url, s.model, flush=True); time.sleep(600)")
-    proc = subprocess.Popen([sys.executable, "-c", script, str(ROOT), str(base_settings.model_dir)],
+    proc = subprocess.Popen([sys.executable, "-c", script, str(ROOT), str(base_settings.gguf_dir)],
                             stdout=subprocess.PIPE, text=True)
     try:
         base_url, model = proc.stdout.readline().split()

@@ -3,14 +3,18 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from conftest import chat_body, reply
-from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES, CountingEmbedder, make_case
-from hipporag import ChatModel, HippoConfig, HippoRAGRetriever, build_graph, build_or_load, passage_triples
-from hipporag.normalize import normalize_entity
-from hipporag.openie import extract
-from hipporag.ppr import PPRMatrix
+from casebook.storage import Storage
+from casebook.types import PathStep
+from hipporag import ChatModel, HippoConfig, HippoRAGRetriever
+from kg import build_graph, build_or_load, passage_triples
+from kg.normalize import normalize_entity
+from kg.openie import extract
+from kg.ppr import PPRMatrix
 from llm import OpenAIClient, Settings, embedder_only
 from naive_rag import NaiveRetriever, VectorIndex, open_chroma
+
+from conftest import chat_body, reply
+from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES, CountingEmbedder, make_case
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +32,7 @@ def test_ppr_equals_networkx(seed, damping):
         g[u][v]["weight"] = float(rng.uniform(0.1, 3.0))
     p = np.zeros(g.number_of_nodes())
     p[rng.choice(300, size=5, replace=False)] = rng.uniform(0.5, 2.0, size=5)
-    rows, cols = zip(*g.edges)
+    rows, cols = zip(*g.edges, strict=True)
     ours = PPRMatrix(g.number_of_nodes(), np.array(rows), np.array(cols),
                      np.array([g[u][v]["weight"] for u, v in g.edges])).run(p, damping=damping, tol=1e-12)
     ref = nx.pagerank(g, alpha=damping, personalization={i: float(p[i]) for i in range(len(p))},
@@ -37,7 +41,7 @@ def test_ppr_equals_networkx(seed, damping):
     assert np.abs(ours.scores - np.array([ref[i] for i in range(len(p))])).max() < 1e-6
 
 
-def test_normalisation_is_unicode_safe():
+def test_normalization_is_unicode_safe():
     assert normalize_entity("Zoë Müller") == "zoë müller"
     assert normalize_entity("Mrs. Blackwood") == normalize_entity("Mrs Blackwood") == "mrs blackwood"
     assert normalize_entity("Victoria’s car") == normalize_entity("Victoria's car") == "victorias car"
@@ -57,8 +61,10 @@ def test_graph_on_precomputed_triples(embedder):
     stats = g.stats()
     assert stats["synonym_edges"] >= 1 and stats["passages"] == 3 and stats["facts"] == 5
     nxg = g.to_networkx()
-    assert nxg.nodes["p:D1"]["kind"] == "passage" and nxg.nodes["e:mrs blackwood"]["kind"] == "entity"
-    assert "Mrs. Blackwood owns pearl necklace" in nxg.edges["e:mrs blackwood", "e:pearl necklace"]["relations"]
+    mrs, pearl, d1 = g.phrase_keys.index("mrs blackwood"), g.phrase_keys.index("pearl necklace"), g.passage_node(0)
+    assert nxg.nodes[d1] == {"label": "D1", "kind": "passage"} and nxg.nodes[mrs]["kind"] == "entity"
+    assert "Mrs. Blackwood owns pearl necklace" in nxg.edges[mrs, pearl]["relations"]
+    assert nxg.number_of_edges() == stats["edges"]
 
 
 def test_times_get_no_synonymy_edges(embedder):
@@ -85,10 +91,9 @@ def test_bridge_question_hipporag_finds_what_naive_misses(tmp_path, backend):
     """The answer passage G2 shares no word with the question; only the graph (via Kestrel Foundry) reaches it."""
     embedder = backend.embedder
     case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
-    q = case.questions[0].question
+    q = case.questions[0].text
     assert not set(q.lower().rstrip("?").split()) & set(case.document("G2").text.lower().rstrip(".").split())
-    settings = Settings(data_dir=tmp_path, cache_enabled=False)
-    index = VectorIndex(open_chroma(settings), case.name, embedder)
+    index = VectorIndex(open_chroma(Storage(data_dir=tmp_path)), case.name, embedder)
     index.sync(case.passages)
     naive = NaiveRetriever(index, embedder).retrieve(q, top_k=len(case.passages)).ids
     build = build_or_load(passages=case.passages, fingerprint=case.fingerprint, embedder=embedder,
@@ -97,9 +102,9 @@ def test_bridge_question_hipporag_finds_what_naive_misses(tmp_path, backend):
     hippo = HippoRAGRetriever(build.graph, embedder, HippoConfig(), chat=chat).retrieve(q, top_k=len(case.passages))
     assert naive.index("G2") >= 3, naive          # naive RAG ranks the answer passage below the top 3
     assert set(hippo.ids[:3]) >= {"G1", "G2"}, hippo.ids   # the real LLM filter keeps the Orla Vance fact
-    path = hippo.trace["paths"]["G2"]
-    assert path[0]["kind"] == "entity" and path[-1] == {"node": "G2", "kind": "passage"}
-    assert any(s["entity"] in ("Orla Vance", "Kestrel Foundry") for s in hippo.trace["seeds"])
+    path = hippo.explanation.paths["G2"]
+    assert path[0].kind == "entity" and path[-1] == PathStep("G2", "passage")
+    assert any(s.node in ("Orla Vance", "Kestrel Foundry") for s in hippo.explanation.seeds)
     # Without the filter the distractors' facts are linked too; the graph still lifts G2 above naive's rank.
     unfiltered = HippoRAGRetriever(build.graph, embedder, HippoConfig(llm_filter=False)).retrieve(q, top_k=7).ids
     assert unfiltered.index("G2") < naive.index("G2")
@@ -122,7 +127,7 @@ def test_no_seed_falls_back_to_dense(embedder):
     case = make_case([{"id": "D1", "text": "alpha"}, {"id": "D2", "text": "beta"}])
     g = build_graph([], case.passages, embedder)
     r = HippoRAGRetriever(g, embedder, HippoConfig(llm_filter=False)).retrieve("alpha?", top_k=2)
-    assert "dense" in r.trace["fallback"] and len(r.ids) == 2
+    assert "dense" in r.explanation.fallback and len(r.ids) == 2
 
 
 def test_precomputed_triples_attach_to_the_right_passage():

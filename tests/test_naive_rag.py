@@ -6,10 +6,12 @@ import pytest
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
+from casebook.storage import Storage
 from casebook.types import Passage
 from llm import Settings, embedder_only
-from helpers import CountingEmbedder, free_port, serving
 from naive_rag import IndexStoreError, NaiveRetriever, VectorIndex, open_chroma
+
+from helpers import CountingEmbedder, free_port, serving
 
 CHROMA = Path(sys.executable).parent / "chroma"
 
@@ -20,18 +22,22 @@ def case():
 
 
 @pytest.fixture
-def settings(tmp_path):
-    return Settings(data_dir=tmp_path / "index", cache_dir=tmp_path / "cache", cache_enabled=False)
+def store(tmp_path):
+    return Storage(data_dir=tmp_path / "index")
+
+
+def local_embedder():
+    return embedder_only(Settings(cache_enabled=False))
 
 
 
 
-def test_incremental_sync(settings, case):
-    emb = CountingEmbedder(embedder_only(settings))
-    index = VectorIndex(open_chroma(settings), case.name, emb)
+def test_incremental_sync(store, case):
+    emb = CountingEmbedder(local_embedder())
+    index = VectorIndex(open_chroma(store), case.name, emb)
     first = index.sync(case.passages)
     assert first.added == 10 and emb.texts == 10
-    again = VectorIndex(open_chroma(settings), case.name, emb).sync(case.passages)  # a new client: persisted
+    again = VectorIndex(open_chroma(store), case.name, emb).sync(case.passages)  # a new client: persisted
     assert again.unchanged == 10 and again.embedded == 0 and emb.texts == 10
     edited = [Passage(p.id, p.doc_id, p.title, p.text + " The safe was left open.") if p.id == "D3" else p
               for p in case.passages]
@@ -43,9 +49,9 @@ def test_incremental_sync(settings, case):
     assert "D8" not in hits.ids
 
 
-def test_scores_are_sorted_similarities(settings, case):
-    emb = embedder_only(settings)
-    index = VectorIndex(open_chroma(settings), case.name, emb)
+def test_scores_are_sorted_similarities(store, case):
+    emb = local_embedder()
+    index = VectorIndex(open_chroma(store), case.name, emb)
     index.sync(case.passages)
     r = NaiveRetriever(index, emb).retrieve("What time did Detective Miller arrive?", top_k=5)
     scores = [s for _, s in r.passages]
@@ -55,9 +61,9 @@ def test_scores_are_sorted_similarities(settings, case):
     assert set(r.timings_ms) == {"embed", "search"}
 
 
-def test_collections_are_separate_per_embedding_model(settings, case):
-    client = open_chroma(settings)
-    emb = embedder_only(settings)
+def test_collections_are_separate_per_embedding_model(store, case):
+    client = open_chroma(store)
+    emb = local_embedder()
 
     class Other(CountingEmbedder):
         pass
@@ -69,8 +75,8 @@ def test_collections_are_separate_per_embedding_model(settings, case):
     assert b.count() == 0
 
 
-def test_embedding_failure_mid_index_keeps_the_index_consistent(settings, case):
-    real = embedder_only(settings)
+def test_embedding_failure_mid_index_keeps_the_index_consistent(store, case):
+    real = local_embedder()
 
     class Flaky:
         name, usage = real.name, real.usage
@@ -82,7 +88,7 @@ def test_embedding_failure_mid_index_keeps_the_index_consistent(settings, case):
                 raise ConnectionError("embedding server went away")
             return real.embed(texts)
 
-    index = VectorIndex(open_chroma(settings), case.name, Flaky())
+    index = VectorIndex(open_chroma(store), case.name, Flaky())
     with pytest.raises(ConnectionError):
         index.sync(case.passages, batch_size=4)
     assert index.count() == 4  # the first batch, complete with its vectors
@@ -90,9 +96,9 @@ def test_embedding_failure_mid_index_keeps_the_index_consistent(settings, case):
     assert report.unchanged == 4 and report.added == 6 and index.count() == 10
 
 
-def test_empty_question_is_rejected(settings, case):
-    emb = embedder_only(settings)
-    index = VectorIndex(open_chroma(settings), case.name, emb)
+def test_empty_question_is_rejected(store, case):
+    emb = local_embedder()
+    index = VectorIndex(open_chroma(store), case.name, emb)
     for q in ("", "   \n"):
         with pytest.raises(ValueError, match="empty"):
             NaiveRetriever(index, emb).retrieve(q, 3)
@@ -103,7 +109,7 @@ def test_corrupt_chroma_folder_names_the_folder(tmp_path):
     folder.mkdir(parents=True)
     (folder / "chroma.sqlite3").write_bytes(b"garbage, not sqlite" * 200)
     with pytest.raises(IndexStoreError) as err:
-        open_chroma(Settings(data_dir=tmp_path / "index"))
+        open_chroma(Storage(data_dir=tmp_path / "index"))
     assert str(folder) in str(err.value) and "rm -rf" in str(err.value)
 
 
@@ -116,16 +122,15 @@ def chroma_server(tmp_path):
 
 
 def test_same_behaviour_against_a_chroma_server(tmp_path, chroma_server, case):
-    settings = Settings(data_dir=tmp_path / "unused", chroma_host="127.0.0.1", chroma_port=chroma_server,
-                        cache_enabled=False)
-    emb = CountingEmbedder(embedder_only(settings))
-    index = VectorIndex(open_chroma(settings), case.name, emb)
+    store = Storage(data_dir=tmp_path / "unused", chroma_host="127.0.0.1", chroma_port=chroma_server)
+    emb = CountingEmbedder(local_embedder())
+    index = VectorIndex(open_chroma(store), case.name, emb)
     assert index.sync(case.passages).added == 10
-    assert VectorIndex(open_chroma(settings), case.name, emb).sync(case.passages).embedded == 0
+    assert VectorIndex(open_chroma(store), case.name, emb).sync(case.passages).embedded == 0
     r = NaiveRetriever(index, emb).retrieve("What time did Detective Miller arrive?", top_k=3)
     assert r.ids[0] == "D1" and not (tmp_path / "unused").exists()
 
 
 def test_unreachable_chroma_server_is_a_clear_error():
     with pytest.raises(IndexStoreError, match="127.0.0.1:9"):
-        open_chroma(Settings(chroma_host="127.0.0.1", chroma_port=9))
+        open_chroma(Storage(chroma_host="127.0.0.1", chroma_port=9))

@@ -5,13 +5,14 @@ import sys
 
 import pytest
 
-from casebook import metrics
-from casebook.report import build_report, to_markdown, validate_report
-from casebook.runner import Lab, RunConfig
-from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES, make_case
-from hipporag import HippoConfig
+from casebook.storage import Storage
+from lab import metrics
+from lab.report import build_report, to_markdown, validate_report
+from lab.runner import Lab, RunConfig
 from llm import embedder_only
+
 from conftest import ROOT
+from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES, make_case
 
 SMALL_QUESTIONS = [BRIDGE_QUESTION,
                    {"id": "S1", "question": "When does the harbour of Dunmore freeze?", "type": "simple",
@@ -32,13 +33,13 @@ def test_recall_and_answer_metrics_on_hand_made_examples():
 
 def test_runner_end_to_end_with_the_embedded_backend(backend, base_settings, tmp_path):
     case = make_case(BRIDGE_DOCS, SMALL_QUESTIONS, BRIDGE_TRIPLES, name="bridge")
-    settings = base_settings.replace(data_dir=tmp_path)
-    lab = Lab(case, settings, RunConfig(top_k=3, triples="precomputed", hippo=HippoConfig(llm_filter=True)),
-              embedder=backend.embedder, backend=backend)
-    reports = lab.build()
-    assert reports["graph"]["triples_source"] == "precomputed" and reports["naive"]["embedded"] == len(case.passages)
+    lab = Lab(case, base_settings, RunConfig(top_k=3, triples="precomputed"), embedder=backend.embedder,
+              backend=backend, storage=Storage(data_dir=tmp_path))
+    reports = {r.name: r for r in lab.build()}
+    assert reports["knowledge graph"].details["triples"] == "precomputed"
+    assert reports["vector index"].counts["embedded"] == len(case.passages)
     results = lab.evaluate()
-    report = build_report(lab, results, reports)
+    report = build_report(lab, results)
     validate_report(report)
     by_id = {q["id"]: q for q in report["questions"]}
     hippo, naive = by_id["B1"]["results"]["hipporag"], by_id["B1"]["results"]["naive"]
@@ -47,6 +48,9 @@ def test_runner_end_to_end_with_the_embedded_backend(backend, base_settings, tmp
         assert isinstance(r["answer"], str) and r["answer"]
         assert {"embed", "answer"} <= set(r["timings_ms"])
     assert "ppr" in hippo["timings_ms"] and "search" in naive["timings_ms"]
+    # The LLM filter is on by default and this run has a chat model: the explanation says it ran.
+    filter_stage = next(st for st in hippo["explanation"]["stages"] if st["name"] == "llm filter")
+    assert filter_stage["ran"] and report["params"]["hipporag"]["llm_filter"] is True
     assert "bell" in hippo["answer"].lower()   # it had the answer passage; the same model answered both
     assert report["summary"]["hipporag"]["recall"] >= report["summary"]["naive"]["recall"]
     md = to_markdown(report)
@@ -55,14 +59,17 @@ def test_runner_end_to_end_with_the_embedded_backend(backend, base_settings, tmp
 
 def test_retrieval_only_run_needs_no_chat_model(base_settings, tmp_path):
     case = make_case(BRIDGE_DOCS, SMALL_QUESTIONS, BRIDGE_TRIPLES)
-    lab = Lab(case, base_settings.replace(data_dir=tmp_path),
+    lab = Lab(case, base_settings,
               RunConfig(strategies=("naive", "hipporag", "bm25"), retrieval_only=True, triples="precomputed"),
-              embedder=embedder_only(base_settings))
+              embedder=embedder_only(base_settings), storage=Storage(data_dir=tmp_path))
     lab.build()
     report = build_report(lab, lab.evaluate())
     validate_report(report)
     assert report["settings"]["backend"] == "none"
     assert all(r["answer"] is None for q in report["questions"] for r in q["results"].values())
+    # No chat model: the filter could not run, and the explanation says why instead of pretending.
+    stages = report["questions"][0]["results"]["hipporag"]["explanation"]["stages"]
+    assert {"name": "llm filter", "ran": False, "why": "no chat model in this run (retrieval only)", "ms": 0.0} in stages
 
 
 def test_config_rejects_unknown_strategy_and_bad_k():
@@ -82,7 +89,7 @@ def cli_env(base_settings, tmp_path):
     import os
     env = dict(os.environ)
     env.update({"DETECTIVE_CACHE_DIR": str(base_settings.cache_dir), "DETECTIVE_DATA_DIR": str(tmp_path / "index"),
-                "LLM_MODELS_DIR": str(base_settings.model_dir)})
+                "LLM_MODELS_DIR": str(base_settings.gguf_dir)})
     return env
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
-from casebook.types import Passage
+from casebook.types import Passage, Progress, ProgressUpdate
 from llm import LLMError, OpenAIClient, chat_json
 
 from .normalize import normalize_entity
@@ -157,7 +157,7 @@ def extract_passage(client: OpenAIClient, model: str, passage: Passage) -> Passa
 
 
 def extract(client: OpenAIClient, model: str, passages: Sequence[Passage], *, workers: int = 1,
-            progress: Callable[[int, int, PassageExtraction], None] | None = None) -> OpenIEResult:
+            progress: Progress | None = None) -> OpenIEResult:
     """Run OpenIE over ``passages`` (``workers`` requests at once). Raises only if the server is unusable."""
     results: dict[str, PassageExtraction] = {}
     lock = threading.Lock()
@@ -171,7 +171,10 @@ def extract(client: OpenAIClient, model: str, passages: Sequence[Passage], *, wo
             if res.failed_stage:
                 log.warning("OpenIE failed on passage %s at %s: %s", res.passage_id, res.failed_stage, res.error)
             if progress:
-                progress(done, len(passages), res)
+                note = f"{res.passage_id}: " + (f"failed at {res.failed_stage}" if res.failed_stage
+                                                 else f"{len(res.triples)} triples")
+                progress(ProgressUpdate("openie", done, len(passages), note,
+                                        tuple((res.passage_id, *t) for t in res.triples)))
 
     if workers <= 1:
         for p in passages:

@@ -28,16 +28,14 @@ def select_nodes(graph: KnowledgeGraph, max_nodes: int, focus: set[int] | None =
     """Which nodes to draw: all of a small graph; else the focus, the best-scored and the best-connected."""
     if graph.n_nodes <= max_nodes:
         return list(range(graph.n_nodes))
-    strength = graph.ppr.strength
+    g = graph.to_networkx()
+    strength = dict(g.degree(weight="weight"))
     chosen = list(dict.fromkeys(sorted(focus or ())))
     if scores:
         chosen += [n for n, _ in sorted(scores.items(), key=lambda kv: -kv[1])]
-    if focus:  # neighbours of the focus nodes, strongest first
-        adj = graph.ppr.adjacency
-        for n in list(focus):
-            nbrs = adj.indices[adj.indptr[n]:adj.indptr[n + 1]]
-            chosen += sorted(nbrs.tolist(), key=lambda m: -strength[m])
-    chosen += sorted(range(graph.n_nodes), key=lambda m: -strength[m])
+    for n in sorted(focus or ()):  # neighbours of the focus nodes, strongest first
+        chosen += sorted(g.adj[n], key=lambda m: -strength[m])
+    chosen += sorted(strength, key=lambda m: -strength[m])
     return list(dict.fromkeys(chosen))[:max_nodes]
 
 
@@ -74,15 +72,15 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
             title += f"\nPPR mass: {scores.get(n, 0.0):.4f}"
         net.add_node(int(n), label=label, title=title, color=color, size=float(size),
                      shape="box" if is_passage else "dot", borderWidth=3 if n in focus else 1)
-    rows, cols, weights, kinds = graph.edges()
+    g = graph.to_networkx()
     drawn = 0
-    for r, c, w, kind in zip(rows.tolist(), cols.tolist(), weights.tolist(), kinds):
-        if r in shown and c in shown:
-            title = graph.relation_between(r, c) if kind == "relation" else kind
-            net.add_edge(int(r), int(c), title=plain(title, 120), value=float(w),
-                         dashes=kind == "synonym", color="#bbbbbb" if kind == "mention" else
-                         "#9467bd" if kind == "synonym" else "#555555")
-            drawn += 1
+    for r, c, data in g.subgraph(shown).edges(data=True):
+        kind = data["kind"]
+        title = "; ".join(data["relations"]) if kind == "relation" else kind
+        net.add_edge(int(r), int(c), title=plain(title, 120), value=float(data["weight"]),
+                     dashes=kind == "synonym", color="#bbbbbb" if kind == "mention" else
+                     "#9467bd" if kind == "synonym" else "#555555")
+        drawn += 1
     net.set_options('{"physics": {"stabilization": {"iterations": 150}, "barnesHut": {"springLength": 110}},'
                     ' "interaction": {"hover": true, "tooltipDelay": 120}}')
     html = net.generate_html(notebook=False)
@@ -94,4 +92,4 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
     html = html.replace("</body>", "<script>window.addEventListener('resize', function () {"
                                    " if (typeof network !== 'undefined') { network.fit(); } });</script></body>")
     return html, {"nodes": len(nodes), "edges": drawn, "total_nodes": graph.n_nodes,
-                  "total_edges": len(rows), "matches": len(matches)}
+                  "total_edges": g.number_of_edges(), "matches": len(matches)}

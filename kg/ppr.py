@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import networkx as nx
 import numpy as np
 import scipy.sparse as sp
+
+ENGINES = ("sparse", "networkx")
 
 
 @dataclass
@@ -42,10 +45,8 @@ class PPRMatrix:
 
     def run(self, personalization: np.ndarray, damping: float = 0.5, tol: float = 1e-10,
             max_iter: int = 500) -> PPRResult:
-        p = np.asarray(personalization, dtype=np.float64)
-        if p.shape != (self.n,) or (p < 0).any() or p.sum() <= 0:
-            raise ValueError("personalization must be a non-negative vector with a positive sum, one entry per node")
-        p = p / p.sum()
+        """Power iteration until the L1 change is below ``tol``."""
+        p = _distribution(personalization, self.n)
         x = p.copy()
         for it in range(1, max_iter + 1):
             dangling_mass = x[self.dangling].sum()
@@ -55,3 +56,26 @@ class PPRMatrix:
             if err < tol:
                 return PPRResult(x, it, True)
         return PPRResult(x, max_iter, False)
+
+
+def networkx_pagerank(graph: nx.Graph, personalization: np.ndarray, damping: float = 0.5, tol: float = 1e-10,
+                      max_iter: int = 500) -> PPRResult:
+    """``nx.pagerank`` itself, the reference engine; the graph's nodes must be the integers 0..n-1.
+
+    nx stops when the L1 change is below n x its ``tol``, so it gets ``tol / n`` to stop where ``run`` does.
+    """
+    n = graph.number_of_nodes()
+    p = _distribution(personalization, n)
+    try:
+        ranks = nx.pagerank(graph, alpha=damping, personalization={i: float(v) for i, v in enumerate(p) if v > 0},
+                            weight="weight", tol=tol / n, max_iter=max_iter)
+    except nx.PowerIterationFailedConvergence:
+        return PPRResult(p, max_iter, False)
+    return PPRResult(np.array([ranks[i] for i in range(n)]), 0, True)   # nx does not say how many iterations
+
+
+def _distribution(personalization: np.ndarray, n: int) -> np.ndarray:
+    p = np.asarray(personalization, dtype=np.float64)
+    if p.shape != (n,) or (p < 0).any() or p.sum() <= 0:
+        raise ValueError("personalization must be a non-negative vector with a positive sum, one entry per node")
+    return p / p.sum()

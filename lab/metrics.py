@@ -5,18 +5,18 @@ import re
 import string
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from statistics import mean, median
-from typing import Iterable, Sequence
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
-def recall_at_k(retrieved_docs: Sequence[str], gold: Iterable[str]) -> float | None:
-    """Share of gold documents among the retrieved ones (None when the question has no gold)."""
+def recall_at_k(retrieved_docs: Sequence[str], gold: Iterable[str], k: int | None = None) -> float | None:
+    """Share of gold documents among the first ``k`` retrieved ones (all when k is None); None without gold."""
     gold = set(gold)
     if not gold:
         return None
-    return len(gold & set(retrieved_docs)) / len(gold)
+    return len(gold & set(retrieved_docs[:k] if k is not None else retrieved_docs)) / len(gold)
 
 
 def normalize_answer(text: str) -> str:

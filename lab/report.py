@@ -3,23 +3,25 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
+
+from casebook.contract import BuildReport
 
 from . import metrics
 from .runner import Lab, QuestionResult, RunConfig
 
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 
 
-def build_report(lab: Lab, results: Sequence[QuestionResult], build_reports: dict | None = None) -> dict:
-    case, cfg, backend = lab.case, lab.config, lab.backend
+def build_report(lab: Lab, results: Sequence[QuestionResult], config: RunConfig | None = None) -> dict:
+    """The JSON report of a run (``config``: the one the results were asked with; the lab's by default)."""
+    case, backend = lab.case, lab.backend
+    cfg = config or (results[0].config if results else lab.config)
     settings = {
         "top_k": cfg.top_k, "retrieval_only": cfg.retrieval_only, "triples": cfg.triples,
-        "expand_query": cfg.expand_query, "judge": cfg.judge, "damping": cfg.hippo.damping,
-        "passage_weight": cfg.hippo.passage_weight, "top_facts": cfg.hippo.top_facts,
-        "llm_filter": cfg.hippo.llm_filter and not cfg.retrieval_only,
+        "expansion": cfg.expansion, "judge": cfg.judge,
         "backend": backend.kind if backend else "none", "base_url": backend.base_url if backend else None,
         "model": backend.model if backend else None,
         "extraction_model": backend.extraction_model if backend else None,
@@ -29,13 +31,14 @@ def build_report(lab: Lab, results: Sequence[QuestionResult], build_reports: dic
     for r in results:
         q = r.question
         questions.append({
-            "id": q.id, "question": q.question, "type": q.type, "supporting_docs": list(q.supporting_docs),
+            "id": q.id, "question": q.text, "type": q.type, "supporting_docs": list(q.supporting_docs),
             "expected_answer": q.expected_answer, "expansions": r.expansions,
             "results": {name: {
                 "retrieved": s.retrieved, "passages": s.passages, "scores": s.scores, "recall": s.recall,
                 "answer": s.answer, "answer_correct": s.answer_scores["correct"] if s.answer_scores else None,
                 "answer_scores": s.answer_scores, "judge_correct": s.judge_correct,
-                "retrieval_ms": round(s.retrieval_ms, 3), "timings_ms": s.timings_ms, "trace": s.trace,
+                "retrieval_ms": round(s.retrieval_ms, 3), "timings_ms": s.timings_ms, "params": s.params,
+                "explanation": s.explanation.to_dict(),
             } for name, s in r.results.items()}})
     return {
         "report_version": REPORT_VERSION,
@@ -43,10 +46,21 @@ def build_report(lab: Lab, results: Sequence[QuestionResult], build_reports: dic
                  "documents": len(case.documents), "passages": len(case.passages), "questions": len(case.questions)},
         "settings": settings,
         "strategies": list(cfg.strategies),
-        "build": build_reports or {},
+        "params": {name: cfg.values(name) for name in cfg.strategies},
+        "build": [b.to_dict() for b in lab.reports],
         "questions": questions,
         "summary": summarise(questions, cfg.strategies),
     }
+
+
+def describe_build(report: BuildReport) -> str:
+    """One line for one build step, the same in the CLI and the app."""
+    counts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in report.counts.items())
+    details = "; ".join(f"{k} {v}" for k, v in report.details.items() if k != "key")
+    how = "up to date" if report.reused else "built"
+    failed = f"; {len(report.failures)} item(s) failed" if report.failures else ""
+    return f"{report.name}: {how} in {report.elapsed_ms:.0f} ms · {counts}" + (f" · {details}" if details else "") \
+        + failed
 
 
 def summarise(questions: list[dict], strategies: Sequence[str]) -> dict:
@@ -101,9 +115,13 @@ def to_markdown(report: dict) -> str:
     lines = [f"# {_cell(case['title'])}: {' vs '.join(names)}", "",
              f"{case['documents']} documents, {case['passages']} passages, {len(report['questions'])} questions run. "
              f"top-k {s['top_k']}; backend {s['backend']} ({s['model'] or 'no chat model'}); embeddings "
-             f"{s['embed_model']}; triples {s['triples']}; damping {s['damping']}; passage weight "
-             f"{s['passage_weight']}; query expansion {'on' if s['expand_query'] else 'off'}"
-             f"{'; retrieval only' if s['retrieval_only'] else ''}.", "", "## Summary", "",
+             f"{s['embed_model']}; triples {s['triples']}; query expansion {'on' if s['expansion'] else 'off'}"
+             f"{'; retrieval only' if s['retrieval_only'] else ''}.", ""]
+    for name in names:
+        values = ", ".join(f"{k} {_fmt(v)}" for k, v in report["params"].get(name, {}).items())
+        if values:
+            lines.append(f"- {name} parameters: {_cell(values)}")
+    lines += ["", "## Summary", "",
              "| strategy | Recall@k | answer accuracy | answer F1 | judge | median retrieval ms | median answer ms |",
              "|---|---|---|---|---|---|---|"]
     for name in names:
@@ -137,7 +155,38 @@ def to_markdown(report: dict) -> str:
                 r = q["results"].get(n, {})
                 lines.append(f"- {n}: {_cell(r.get('answer') or '-')}")
             lines.append("")
+    lines += ["", "## How each strategy got there", ""]
+    for q in report["questions"]:
+        lines.append(f"### {q['id']}. {_cell(q['question'])}")
+        lines.append("")
+        for n in names:
+            if n in q["results"]:
+                lines += explanation_lines(n, q["results"][n]["explanation"])
+        lines.append("")
     lines += ["", "Gold documents are in **bold**. Recall@k counts the question's supporting documents found in "
               "the top k; an answer is correct when it matches the expected answer or an alias exactly, or contains "
               "one as whole words (after lower-casing and dropping punctuation and articles)."]
     return "\n".join(lines) + "\n"
+
+
+def explanation_lines(name: str, ex: dict, top: int = 5) -> list[str]:
+    """Markdown bullets for one strategy's explanation: method, fallback, stages, evidence, seeds, paths."""
+    stages = ", ".join(f"{st['name']} {st['ms']:.0f} ms" if st["ran"] else f"{st['name']} skipped ({st['why']})"
+                       for st in ex["stages"])
+    lines = [f"- **{name}**: {_cell(ex['method'])}" + (f"; stages: {_cell(stages)}" if stages else "")]
+    if ex["fallback"]:
+        lines.append(f"  - fell back: {_cell(ex['fallback'])}")
+    if ex["evidence"]:
+        lines.append("  - evidence: " + "; ".join(
+            f"{_cell(e['text'])} ({e['score']:.3f}{'' if e['kept'] else ', dropped'})" for e in ex["evidence"][:top]))
+    if ex["seeds"]:
+        lines.append("  - seeds: " + ", ".join(f"{_cell(s['node'])} ({s['weight']:.3g})" for s in ex["seeds"][:top]))
+    for pid, path in ex["paths"].items():
+        lines.append(f"  - {_cell(pid)}: " + (path_text(path) if path else "reached by its own dense score"))
+    return lines
+
+
+def path_text(path: list[dict]) -> str:
+    """``a -[relation]-> b -[relation]-> D4``: a path as plain text."""
+    return " ".join(_cell(step["node"]) + (f" -[{_cell(step['relation'])}]->" if step["relation"] else "")
+                    for step in path)

@@ -12,27 +12,24 @@ import os
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import networkx as nx
 import numpy as np
 
-from casebook.types import Passage
+from casebook.types import Passage, Progress, ProgressUpdate
 from llm import Embedder
 
 from .normalize import normalize_entity
-from .ppr import PPRMatrix
+from .ppr import ENGINES, PPRMatrix, PPRResult, networkx_pagerank
 
 log = logging.getLogger(__name__)
 
 GRAPH_FORMAT = 2
 SYNONYM_THRESHOLD = 0.8
 SYNONYM_TOP_K = 10
-
-Progress = Callable[[str, int, int], None]
-
 
 @dataclass
 class Fact:
@@ -48,7 +45,7 @@ class Fact:
 @dataclass
 class KnowledgeGraph:
     phrases: list[str]                  # display form of each phrase node (first surface form seen)
-    phrase_keys: list[str]              # normalised form: the node's identity
+    phrase_keys: list[str]              # normalized form: the node's identity
     passage_ids: list[str]
     facts: list[Fact]
     phrase_passages: list[list[str]]    # passages mentioning each phrase (node specificity)
@@ -63,9 +60,6 @@ class KnowledgeGraph:
     _relations: dict | None = field(default=None, repr=False)
 
     # Node numbering for PPR: phrases first, then passages.
-    def phrase_node(self, i: int) -> int:
-        return i
-
     def passage_node(self, j: int) -> int:
         return len(self.phrases) + j
 
@@ -123,28 +117,38 @@ class KnowledgeGraph:
             self._ppr = PPRMatrix(self.n_nodes, rows, cols, w)
         return self._ppr
 
+    def pagerank(self, personalization: np.ndarray, damping: float, engine: str = "sparse",
+                 tol: float = 1e-10) -> PPRResult:
+        """Personalized PageRank over every node: ``sparse`` (CSR power iteration, fast) or ``networkx``."""
+        if engine == "sparse":
+            return self.ppr.run(personalization, damping=damping, tol=tol)
+        if engine == "networkx":
+            return networkx_pagerank(self.to_networkx(), personalization, damping=damping, tol=tol)
+        raise ValueError(f"PageRank engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+
     def to_networkx(self) -> nx.Graph:
-        """The graph as NetworkX: node ids "e:<phrase>" and "p:<passage id>", with relation texts on edges."""
+        """The graph as NetworkX: nodes are the walk's node numbers with ``label`` and ``kind``; edges carry
+        ``weight``, ``kind`` (relation, mention, synonym) and ``relations`` (the fact texts behind them)."""
         if self._nx is not None:
             return self._nx
         g = nx.Graph()
-        for i, label in enumerate(self.phrases):
-            g.add_node(self._nx_id(i), kind="entity", label=label, index=i)
-        for j, pid in enumerate(self.passage_ids):
-            g.add_node(self._nx_id(self.passage_node(j)), kind="passage", label=pid, index=self.passage_node(j))
+        for n in range(self.n_nodes):
+            g.add_node(n, label=self.node_label(n), kind=self.node_kind(n))
         rows, cols, w, kinds = self.edges()
         relations: dict[tuple[int, int], list[str]] = defaultdict(list)
         for f in self.facts:
             relations[(min(f.subject, f.object), max(f.subject, f.object))].append(f.text(self.phrases))
-        for r, c, weight, kind in zip(rows.tolist(), cols.tolist(), w.tolist(), kinds):
-            g.add_edge(self._nx_id(r), self._nx_id(c), weight=float(weight), kind=kind,
-                       relations=relations.get((r, c), []))
+        for r, c, weight, kind in zip(rows.tolist(), cols.tolist(), w.tolist(), kinds, strict=True):
+            g.add_edge(r, c, weight=float(weight), kind=kind, relations=relations.get((r, c), []))
         self._nx = g
         return g
 
-    def _nx_id(self, node: int) -> str:
-        return f"e:{self.phrase_keys[node]}" if node < len(self.phrases) else \
-            f"p:{self.passage_ids[node - len(self.phrases)]}"
+    def write_graphml(self, path: Path) -> None:
+        """Export for Gephi, yEd or Cytoscape (GraphML wants plain values: relation lists become "; "-joined)."""
+        g = self.to_networkx().copy()
+        for _, _, data in g.edges(data=True):
+            data["relations"] = "; ".join(data["relations"])
+        nx.write_graphml(g, path)
 
     def stats(self) -> dict:
         rows, _, _, kinds = self.edges()
@@ -192,10 +196,10 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
 
     def embed(stage: str, texts: list[str]) -> np.ndarray:
         if progress:
-            progress(stage, 0, len(texts))
+            progress(ProgressUpdate(stage, 0, len(texts)))
         out = embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
         if progress:
-            progress(stage, len(texts), len(texts))
+            progress(ProgressUpdate(stage, len(texts), len(texts)))
         return np.asarray(out, dtype=np.float32)
 
     phrase_vectors = embed("embed entities", phrases)
@@ -231,7 +235,7 @@ def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, to
         top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         top_sims = np.take_along_axis(sims, top, axis=1)
         r_idx, c_idx = np.nonzero(top_sims >= threshold)
-        for r, c in zip(r_idx.tolist(), c_idx.tolist()):
+        for r, c in zip(r_idx.tolist(), c_idx.tolist(), strict=True):
             i, j = start + r, int(top[r, c])
             a, b = min(i, j), max(i, j)
             pairs[(a, b)] = float(top_sims[r, c])

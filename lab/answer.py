@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
+from casebook.types import Passage
 from llm import OpenAIClient, chat_json
-
-from .types import Passage
 
 ANSWER_SYSTEM = (
     "You answer questions about a case file using only the passages given. Combine facts from several passages "

@@ -1,4 +1,4 @@
-"""Entity normalisation: Unicode-safe, so "Zoë" stays "zoë" and "Mrs. Blackwood" meets "Mrs Blackwood"."""
+"""Entity normalization: Unicode-safe, so "Zoë" stays "zoë" and "Mrs. Blackwood" meets "Mrs Blackwood"."""
 from __future__ import annotations
 
 import unicodedata

@@ -3,20 +3,18 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
-from casebook.types import Passage, Triple
+from casebook.contract import BuildContext, BuildFailure, BuildReport, Product
+from casebook.types import Passage, Progress, Triple
 from llm import Embedder, OpenAIClient
 
 from . import openie
 from .graph import KnowledgeGraph, build_graph, graph_key, load_graph, save_graph
 
 log = logging.getLogger(__name__)
-
-# progress(stage, done, total, detail): detail is a PassageExtraction during OpenIE, else None
-Progress = Callable[[str, int, int, object], None]
 
 
 @dataclass
@@ -69,12 +67,36 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
     if precomputed is not None:
         tuples = passage_triples(precomputed, passages)
     else:
-        result = openie.extract(client, extraction_model, passages, workers=workers,
-                                progress=(lambda d, n, res: progress("openie", d, n, res)) if progress else None)
+        result = openie.extract(client, extraction_model, passages, workers=workers, progress=progress)
         tuples = result.triples()
-    graph = build_graph(tuples, passages, embedder,
-                        progress=(lambda stage, d, n: progress(stage, d, n, None)) if progress else None)
+    graph = build_graph(tuples, passages, embedder, progress=progress)
     save_graph(graph, folder, key)
     return GraphBuild(graph=graph, key=key, loaded=False, triples_source=source, openie=result,
                       elapsed_ms=(time.perf_counter() - started) * 1000,
                       failures=result.failures if result else [])
+
+
+def _make(ctx: BuildContext) -> GraphBuild:
+    """The case's graph for this build: triples from the case file, or OpenIE by the extraction model."""
+    case = ctx.case
+    use_file = ctx.triples == "precomputed" or (ctx.triples == "auto" and bool(case.triples))
+    if ctx.triples == "precomputed" and not case.triples:
+        raise ValueError(f"--triples precomputed: the case {case.name!r} has no triples.json")
+    if not use_file and ctx.backend is None:
+        raise ValueError("LLM OpenIE needs a chat model; use --triples precomputed or a backend with an LLM")
+    build = build_or_load(
+        passages=case.passages, fingerprint=case.fingerprint, embedder=ctx.embedder, folder=ctx.storage.graphs_dir,
+        precomputed=case.triples if use_file else None,
+        client=None if use_file or ctx.backend is None else ctx.backend.client,
+        extraction_model="" if use_file or ctx.backend is None else ctx.backend.extraction_model,
+        workers=ctx.workers, progress=ctx.progress)
+    counts = build.graph.stats()
+    counts["openie_llm_calls"] = build.openie.llm_calls if build.openie else 0
+    ctx.reports.append(BuildReport(
+        name="knowledge graph", elapsed_ms=round(build.elapsed_ms, 1), reused=build.loaded, counts=counts,
+        details={"triples": build.triples_source, "key": build.key},
+        failures=[BuildFailure(f.passage_id, f.failed_stage, f.error, f.raw[:2000]) for f in build.failures]))
+    return build
+
+
+KNOWLEDGE_GRAPH: Product[GraphBuild] = Product("knowledge graph", _make)

@@ -1,0 +1,42 @@
+"""HippoRAG as lab strategies: its parameters and how it is built on the shared knowledge graph."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from casebook.contract import BuildContext, Param, Strategy, Value
+from kg import ENGINES, KNOWLEDGE_GRAPH
+
+from .retriever import ChatModel, HippoConfig, HippoRAGRetriever
+
+_D = HippoConfig()
+DAMPING = Param("damping", _D.damping, "PPR damping: probability of following an edge at each step "
+                "(nx.pagerank's alpha)", minimum=0.05, maximum=0.95, step=0.05)
+ENGINE = Param("engine", _D.engine, "PageRank engine: sparse (CSR power iteration, fast) or networkx "
+               "(nx.pagerank itself, the reference)", choices=ENGINES)
+EXPLAIN = Param("explain", _D.explain, "compute, for every retrieved passage, the most probable path from a seed")
+V2_PARAMS = (
+    Param("top_facts", _D.top_facts, "facts linked per query (the question and each expansion)", minimum=1,
+          maximum=50),
+    DAMPING,
+    Param("passage_weight", _D.passage_weight, "how much each passage's own dense score seeds the walk",
+          minimum=0.0, maximum=1.0, step=0.01),
+    Param("llm_filter", _D.llm_filter, "one LLM call keeps only the linked facts relevant to the question "
+          "(runs only when the run has a chat model)"),
+    ENGINE, EXPLAIN)
+
+
+def _builder(linking: str):
+    def build(ctx: BuildContext, params: Mapping[str, Value]) -> HippoRAGRetriever:
+        graph = ctx.shared(KNOWLEDGE_GRAPH).graph
+        chat = ChatModel(ctx.backend.client, ctx.backend.model) if ctx.backend else None
+        return HippoRAGRetriever(graph, ctx.embedder, HippoConfig(linking=linking), chat=chat)
+    return build
+
+
+HIPPORAG = Strategy(
+    "hipporag", "HippoRAG", "Facts linked by embedding seed a Personalized PageRank walk over the knowledge graph "
+    "(HippoRAG 2 linking).", _builder("v2"), params=V2_PARAMS, uses_triples=True)
+HIPPORAG_V1 = Strategy(
+    "hipporag-v1", "HippoRAG v1", "An LLM names the question's entities; each links to its closest graph node; "
+    "phrase-only PageRank (the seed article's method).", _builder("v1"), params=(DAMPING, ENGINE, EXPLAIN),
+    needs_llm=True, uses_triples=True)

@@ -1,0 +1,211 @@
+"""The comparison runner the CLI, the app and the benchmarks share.
+
+``Lab`` builds every selected strategy's index for one case, then answers questions: each strategy retrieves,
+the same answer step answers from what it retrieved, and everything is scored. Query-time settings (top-k,
+query-time parameters, answers on or off) can change between questions without a rebuild.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from casebook.contract import TRIPLE_SOURCES, BuildContext, BuildReport, Value
+from casebook.storage import Storage
+from casebook.types import Case, Explanation, Progress, Question, Retrieval, Retriever
+from kg import KNOWLEDGE_GRAPH, GraphBuild
+from llm import Backend, Embedder, Settings
+
+from . import answer as answer_step
+from . import metrics
+from .expansion import expand_query
+from .registry import DEFAULT_STRATEGIES, get
+
+log = logging.getLogger(__name__)
+
+NON_RETRIEVAL_STAGES = ("answer", "judge", "expand")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    strategies: tuple[str, ...] = DEFAULT_STRATEGIES
+    top_k: int = 3
+    retrieval_only: bool = False
+    triples: str = "auto"        # one of TRIPLE_SOURCES
+    expansion: bool = False      # query expansion: one LLM call turns the question into fact statements
+    judge: bool = False
+    workers: int = 2
+    params: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)  # strategy -> parameter -> value
+
+    def __post_init__(self):
+        if not self.strategies:
+            raise ValueError("choose at least one strategy")
+        for name in self.strategies:
+            get(name)  # raises KeyError naming the unknown strategy
+        if self.top_k < 1:
+            raise ValueError(f"top-k must be at least 1, not {self.top_k}")
+        if self.triples not in TRIPLE_SOURCES:
+            raise ValueError(f"triples must be one of {', '.join(TRIPLE_SOURCES)}, not {self.triples!r}")
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, not {self.workers}")
+        for name, overrides in self.params.items():
+            get(name).values(overrides)  # raises naming the strategy, parameter and value
+        object.__setattr__(self, "params", {k: dict(v) for k, v in self.params.items()})
+
+    def values(self, strategy: str) -> dict[str, Value]:
+        """Every parameter of ``strategy`` as this run uses it."""
+        return get(strategy).values(self.params.get(strategy))
+
+    def with_assignments(self, assignments: Iterable[str]) -> RunConfig:
+        """Apply "strategy.param=value" texts (the CLI's --set)."""
+        params = {k: dict(v) for k, v in self.params.items()}
+        for text in assignments:
+            target, sep, raw = text.partition("=")
+            strategy, dot, name = target.strip().partition(".")
+            if not sep or not dot:
+                raise ValueError(f"--set {text!r}: expected STRATEGY.PARAMETER=VALUE, e.g. hipporag.damping=0.6")
+            param = get(strategy).param(name)
+            params.setdefault(strategy, {})[name] = param.parse(raw, strategy)
+        return replace(self, params=params)
+
+    def build_key(self) -> str:
+        """What the built indexes depend on: a query-time change leaves it equal, so nothing is rebuilt."""
+        build_params = {s: get(s).split(self.values(s))[0] for s in self.strategies}
+        return json.dumps([sorted(self.strategies), self.triples, build_params], sort_keys=True)
+
+    def needs_chat(self, case: Case) -> bool:
+        """Does this run need a chat model: answers, expansion, judge, an LLM strategy, or OpenIE for the graph?"""
+        triples_from_file = self.triples == "precomputed" or (self.triples == "auto" and bool(case.triples))
+        strategies = [get(s) for s in self.strategies]
+        return (not self.retrieval_only or self.expansion or self.judge or any(s.needs_llm for s in strategies)
+                or (not triples_from_file and any(s.uses_triples for s in strategies)))
+
+
+@dataclass
+class StrategyResult:
+    passages: list[str]                 # retrieved passage ids, best first
+    retrieved: list[str]                # their document ids, de-duplicated
+    scores: list[float]
+    recall: float | None
+    answer: str | None
+    answer_scores: dict | None
+    judge_correct: bool | None
+    timings_ms: dict[str, float]
+    explanation: Explanation
+    params: dict[str, Value] = field(default_factory=dict)   # the query-time parameters used
+
+    @property
+    def retrieval_ms(self) -> float:
+        return sum(v for k, v in self.timings_ms.items() if k not in NON_RETRIEVAL_STAGES)
+
+
+@dataclass
+class QuestionResult:
+    question: Question
+    config: RunConfig
+    expansions: list[str] = field(default_factory=list)
+    results: dict[str, StrategyResult] = field(default_factory=dict)
+
+
+class Lab:
+    """One case, its strategies built, ready to answer."""
+
+    def __init__(self, case: Case, settings: Settings, config: RunConfig = RunConfig(), *,
+                 embedder: Embedder, backend: Backend | None = None, storage: Storage | None = None):
+        if backend is None and config.needs_chat(case):
+            raise ValueError("this run needs a chat model (answers, expansion, judge, an LLM strategy or LLM OpenIE)")
+        self.case, self.settings, self.config = case, settings, config
+        self.storage = storage or Storage.from_env()
+        self.embedder, self.backend = embedder, backend
+        self.retrievers: dict[str, Retriever] = {}
+        self.context: BuildContext | None = None
+
+    def build(self, progress: Progress | None = None) -> list[BuildReport]:
+        """Build or load every strategy's index; returns what each build step did."""
+        cfg = self.config
+        ctx = BuildContext(case=self.case, settings=self.settings, storage=self.storage, embedder=self.embedder,
+                           backend=self.backend, triples=cfg.triples, workers=cfg.workers, progress=progress)
+        for name in cfg.strategies:
+            strategy = get(name)
+            self.retrievers[name] = strategy.build(ctx, strategy.split(cfg.values(name))[0])
+        self.context = ctx
+        return ctx.reports
+
+    @property
+    def reports(self) -> list[BuildReport]:
+        return self.context.reports if self.context else []
+
+    @property
+    def knowledge_graph(self) -> GraphBuild | None:
+        """The knowledge graph this build made, if a selected strategy asked for it."""
+        return self.context.built(KNOWLEDGE_GRAPH) if self.context else None
+
+    def accepts(self, config: RunConfig) -> bool:
+        """Can ``config`` run on these indexes (it differs at most in query-time settings)?"""
+        return all(name in self.retrievers for name in config.strategies) and all(
+            get(n).split(config.values(n))[0] == get(n).split(self.config.values(n))[0] for n in config.strategies) \
+            and config.triples == self.config.triples
+
+    def ask(self, question: Question | str, config: RunConfig | None = None) -> QuestionResult:
+        """Retrieve (and unless retrieval-only, answer) one question with every strategy of ``config``."""
+        cfg = self._checked(config)
+        q = question if isinstance(question, Question) else Question(id="ask", text=str(question), type="free")
+        if not q.text.strip():
+            raise ValueError("the question is empty")
+        out = QuestionResult(question=q, config=cfg)
+        expand_ms = 0.0
+        if cfg.expansion and self.backend:
+            t = time.perf_counter()
+            out.expansions = expand_query(self.backend.client, self.backend.model, q.text)
+            expand_ms = (time.perf_counter() - t) * 1000
+        for name in cfg.strategies:
+            query_params = get(name).split(cfg.values(name))[1]
+            retrieval = self.retrievers[name].retrieve(q.text, cfg.top_k, out.expansions, query_params)
+            out.results[name] = self._score(q, retrieval, cfg, expand_ms)
+            out.results[name].params = query_params
+        return out
+
+    def _checked(self, config: RunConfig | None) -> RunConfig:
+        if not self.retrievers:
+            raise RuntimeError("call build() first")
+        if config is None:
+            return self.config
+        if not self.accepts(config):
+            raise ValueError("these settings change what was built (strategies, triples or build-time parameters): "
+                             "build again")
+        if self.backend is None and config.needs_chat(self.case):
+            raise ValueError("these settings need a chat model (answers, expansion or judge), and this lab has none")
+        return config
+
+    def _score(self, q: Question, retrieval: Retrieval, cfg: RunConfig, expand_ms: float) -> StrategyResult:
+        passages = [self.case.passage(pid) for pid in retrieval.ids]
+        docs = self.case.documents_of(retrieval.ids)
+        timings = {k: round(v, 3) for k, v in retrieval.timings_ms.items()}
+        if expand_ms:
+            timings["expand"] = round(expand_ms, 1)
+        text = scores = judged = None
+        if not cfg.retrieval_only:
+            ans = answer_step.answer(self.backend.client, self.backend.model, q.text, passages)
+            text = ans.text
+            timings["answer"] = round(ans.elapsed_ms, 1)
+            scores = metrics.answer_scores(text, q.expected_answer, q.answers)
+            if cfg.judge and q.expected_answer:
+                t = time.perf_counter()
+                judged = answer_step.judge(self.backend.client, self.backend.model, q.text, q.expected_answer, text)
+                timings["judge"] = round((time.perf_counter() - t) * 1000, 1)
+        return StrategyResult(passages=retrieval.ids, retrieved=docs, scores=[round(s, 6) for _, s in retrieval.passages],
+                              recall=metrics.recall_at_k(docs, q.supporting_docs), answer=text, answer_scores=scores,
+                              judge_correct=judged, timings_ms=timings, explanation=retrieval.explanation)
+
+    def evaluate(self, questions: Sequence[Question] | None = None,
+                 progress: Callable[[int, int, QuestionResult], None] | None = None,
+                 config: RunConfig | None = None) -> list[QuestionResult]:
+        questions = list(self.case.questions if questions is None else questions)
+        results = []
+        for i, q in enumerate(questions, 1):
+            results.append(self.ask(q, config))
+            if progress:
+                progress(i, len(questions), results[-1])
+        return results

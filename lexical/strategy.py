@@ -1,0 +1,15 @@
+"""BM25 as a lab strategy."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from casebook.contract import BuildContext, Strategy, Value
+
+from .bm25 import BM25Retriever
+
+
+def build(ctx: BuildContext, params: Mapping[str, Value]) -> BM25Retriever:
+    return BM25Retriever(ctx.case.passages)
+
+
+BM25 = Strategy("bm25", "BM25", "Lexical baseline: BM25 word matching, no embeddings.", build)
