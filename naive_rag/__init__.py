@@ -1,6 +1,5 @@
-"""Naive RAG: passages embedded into ChromaDB, top-k by cosine similarity."""
-from .index import IndexStoreError, VectorIndex, open_chroma
+"""Naive RAG: passages embedded into ChromaDB (the shared vector index), top-k by cosine similarity."""
 from .retriever import NaiveRetriever
 from .strategy import NAIVE
 
-__all__ = ["NAIVE", "IndexStoreError", "NaiveRetriever", "VectorIndex", "open_chroma"]
+__all__ = ["NAIVE", "NaiveRetriever"]

@@ -4,9 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from casebook.types import Explanation, Retrieval
+from indexes import VectorIndex
 from llm import Embedder
-
-from .index import VectorIndex
 
 
 class NaiveRetriever:

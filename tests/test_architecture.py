@@ -8,7 +8,7 @@ from conftest import ROOT
 LAYERS = {
     "llm": 0,
     "casebook": 1,
-    "kg": 2,
+    "kg": 2, "indexes": 2,
     "naive_rag": 3, "hipporag": 3, "lexical": 3,
     "lab": 4,
     "run_comparison": 5, "streamlit_app": 5, "benchmarks": 5,

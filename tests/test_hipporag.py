@@ -6,12 +6,13 @@ import pytest
 from casebook.storage import Storage
 from casebook.types import PathStep
 from hipporag import ChatModel, HippoConfig, HippoRAGRetriever
+from indexes import VectorIndex, open_chroma
 from kg import build_graph, build_or_load, passage_triples
 from kg.normalize import normalize_entity
 from kg.openie import extract
 from kg.ppr import PPRMatrix
 from llm import OpenAIClient, Settings, embedder_only
-from naive_rag import NaiveRetriever, VectorIndex, open_chroma
+from naive_rag import NaiveRetriever
 
 from conftest import chat_body, reply
 from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES, CountingEmbedder, make_case

@@ -8,8 +8,9 @@ from casebook.catalog import resolve
 from casebook.loader import load_case
 from casebook.storage import Storage
 from casebook.types import Passage
+from indexes import IndexStoreError, VectorIndex, open_chroma
 from llm import Settings, embedder_only
-from naive_rag import IndexStoreError, NaiveRetriever, VectorIndex, open_chroma
+from naive_rag import NaiveRetriever
 
 from helpers import CountingEmbedder, free_port, serving
 

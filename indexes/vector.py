@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from casebook.contract import BuildContext, BuildReport, Product
 from casebook.storage import Storage
 from casebook.types import Passage, Progress, ProgressUpdate
 from llm import Embedder
@@ -143,3 +144,18 @@ class VectorIndex:
         # Chroma's cosine space returns distances (1 - cosine); we report similarities.
         return [[(pid, 1.0 - float(d)) for pid, d in zip(ids, dists, strict=True)]
                 for ids, dists in zip(res["ids"], res["distances"], strict=True)]
+
+
+def _make(ctx: BuildContext) -> VectorIndex:
+    """The case's passages in Chroma, synced for this build (shared by every strategy that searches vectors)."""
+    index = VectorIndex(open_chroma(ctx.storage), ctx.case.name, ctx.embedder)
+    sync = index.sync(ctx.case.passages, progress=ctx.progress)
+    ctx.reports.append(BuildReport(
+        name=STAGE, elapsed_ms=round(sync.elapsed_ms, 1), reused=sync.embedded == 0 and sync.deleted == 0,
+        counts={"embedded": sync.embedded, "unchanged": sync.unchanged, "added": sync.added,
+                "updated": sync.updated, "deleted": sync.deleted},
+        details={"collection": index.name}))
+    return index
+
+
+VECTOR_INDEX: Product[VectorIndex] = Product(STAGE, _make)
