@@ -8,6 +8,7 @@ import importlib
 
 from casebook.contract import Strategy
 from hipporag import HIPPORAG, HIPPORAG_V1
+from hybrid import HYBRID
 from lexical import BM25
 from naive_rag import NAIVE
 
@@ -16,6 +17,7 @@ REGISTRY: dict[str, Strategy] = {s.name: s for s in [
     HIPPORAG,
     HIPPORAG_V1,
     BM25,
+    HYBRID,
 ]}
 
 DEFAULT_STRATEGIES = ("naive", "hipporag")
