@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from casebook.contract import BuildContext, Param, Strategy, Value
-from casebook.types import Evidence, Explanation, Retrieval
-from indexes import BM25_INDEX, VECTOR_INDEX, BM25Index, VectorIndex, rrf
+from casebook.types import Explanation, Retrieval
+from indexes import BM25_INDEX, VECTOR_INDEX, BM25Index, VectorIndex, hybrid_search, rank_evidence
 from llm import Embedder
 
 RRF_K = Param("rrf_k", 60, "RRF constant k: each list adds 1 / (k + rank); 60 is the original paper's choice",
@@ -21,39 +21,6 @@ DEPTH = Param("depth", 100, "how many passages each list (BM25, dense) contribut
               minimum=1, maximum=1000)
 BM25_WEIGHT = Param("bm25_weight", 0.33, "weight of the BM25 list in the fusion (the dense list weighs 1)",
                     minimum=0.0, maximum=10.0, step=0.01)
-
-
-def fused_ranking(dense: VectorIndex, lexical: BM25Index, embedder: Embedder, question: str,
-                  expansions: Sequence[str], depth: int, rrf_k: int, bm25_weight: float, ex: Explanation
-                  ) -> tuple[list[tuple[str, float]], dict[str, tuple[int | None, int | None]]]:
-    """(passage id, RRF score) best first, and each passage's (dense rank, BM25 rank); records its stages."""
-    queries = [question.strip()] + [e for e in expansions if e.strip()]
-    with ex.stage("embed"):
-        vectors = embedder.embed(queries)
-    with ex.stage("dense search", f"top {depth} by cosine in Chroma"):
-        best: dict[str, float] = {}
-        for hits in dense.search(vectors, depth):
-            for pid, sim in hits:
-                best[pid] = max(sim, best.get(pid, -1.0))
-        dense_ids = [pid for pid, _ in sorted(best.items(), key=lambda kv: -kv[1])]
-    with ex.stage("bm25 search", f"top {depth} by BM25"):
-        lexical_ids = [pid for pid, _ in lexical.search(" ".join(queries), depth)]
-    with ex.stage("fusion", f"reciprocal rank fusion, k={rrf_k}, BM25 weight {bm25_weight}"):
-        fused = rrf([dense_ids, lexical_ids], rrf_k, [1.0, bm25_weight])
-    dense_rank = {pid: r for r, pid in enumerate(dense_ids, 1)}
-    lexical_rank = {pid: r for r, pid in enumerate(lexical_ids, 1)}
-    ranks = {pid: (dense_rank.get(pid), lexical_rank.get(pid)) for pid, _ in fused}
-    ex.queries = queries
-    return fused, ranks
-
-
-def rank_evidence(ranks: Mapping[str, tuple[int | None, int | None]], scored: Sequence[tuple[str, float]]
-                  ) -> list[Evidence]:
-    """Each ranked passage with its two ranks: the evidence of a fusion."""
-    def show(r: int | None) -> str:
-        return str(r) if r is not None else "-"
-    return [Evidence(f"{pid}: dense rank {show(ranks[pid][0])}, BM25 rank {show(ranks[pid][1])}", round(score, 6),
-                     True, "both lists" if None not in ranks[pid] else "one list") for pid, score in scored]
 
 
 class HybridRetriever:
@@ -67,7 +34,7 @@ class HybridRetriever:
         p = HYBRID.values(params)
         ex = Explanation(method=f"Reciprocal Rank Fusion (k={p['rrf_k']}, BM25 weight {p['bm25_weight']}) of dense "
                                 f"cosine and BM25 rankings")
-        fused, ranks = fused_ranking(self.dense, self.lexical, self.embedder, question, expansions,
+        fused, ranks = hybrid_search(self.dense, self.lexical, self.embedder, question, expansions,
                                      int(p["depth"]), int(p["rrf_k"]), float(p["bm25_weight"]), ex)
         top = fused[:top_k]
         ex.evidence = rank_evidence(ranks, top)

@@ -145,6 +145,15 @@ class VectorIndex:
         return [[(pid, 1.0 - float(d)) for pid, d in zip(ids, dists, strict=True)]
                 for ids, dists in zip(res["ids"], res["distances"], strict=True)]
 
+    def search_merged(self, vectors: np.ndarray, top_k: int) -> list[tuple[str, float]]:
+        """One ranking for several query vectors (a question and its expansions): each passage keeps its best
+        similarity; the top-k, best first."""
+        best: dict[str, float] = {}
+        for hits in self.search(vectors, top_k):
+            for pid, sim in hits:
+                best[pid] = max(sim, best.get(pid, -1.0))
+        return sorted(best.items(), key=lambda kv: -kv[1])[:top_k]
+
 
 def _make(ctx: BuildContext) -> VectorIndex:
     """The case's passages in Chroma, synced for this build (shared by every strategy that searches vectors)."""

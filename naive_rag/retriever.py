@@ -22,10 +22,5 @@ class NaiveRetriever:
         with ex.stage("embed"):
             vectors = self.embedder.embed(queries)
         with ex.stage("search"):
-            # Each extra query (from query expansion) is searched too; a passage keeps its best similarity.
-            best: dict[str, float] = {}
-            for hits in self.index.search(vectors, top_k):
-                for pid, sim in hits:
-                    best[pid] = max(sim, best.get(pid, -1.0))
-            ranked = sorted(best.items(), key=lambda kv: -kv[1])[:top_k]
+            ranked = self.index.search_merged(vectors, top_k)
         return Retrieval(ranked, ex)
