@@ -11,6 +11,7 @@ from hipporag import HIPPORAG, HIPPORAG_V1
 from hybrid import HYBRID
 from lexical import BM25
 from naive_rag import NAIVE
+from three_stage import THREE_STAGE
 
 REGISTRY: dict[str, Strategy] = {s.name: s for s in [
     NAIVE,
@@ -18,6 +19,7 @@ REGISTRY: dict[str, Strategy] = {s.name: s for s in [
     HIPPORAG_V1,
     BM25,
     HYBRID,
+    THREE_STAGE,
 ]}
 
 DEFAULT_STRATEGIES = ("naive", "hipporag")
