@@ -17,6 +17,7 @@ class Storage:
     chroma_port: int = 8000
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "data_dir", Path(self.data_dir))
         if not 0 < self.chroma_port < 65536:
             raise ValueError(f"CHROMA_PORT must be a port number (1-65535), not {self.chroma_port}")
 

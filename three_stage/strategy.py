@@ -36,7 +36,8 @@ PARAMS = (
           "this", minimum=0.0, maximum=1.0, step=0.01),
     Param("min_entities", 2, "stage 3 also runs when the question names at least this many graph entities",
           minimum=1, maximum=20),
-    Param("expand_weight", 0.25, "stage 3: weight of the min-max PageRank mass added to the min-max stage-2 score",
+    Param("expand_weight", 0.25, "stage 3: weight of the PageRank mass (scaled by its maximum) added to the stage-2 "
+          "score (scaled likewise)",
           minimum=0.0, maximum=10.0, step=0.1),
     Param("damping", 0.5, "stage 3: PageRank damping (probability of following an edge)", minimum=0.05,
           maximum=0.95, step=0.05),
@@ -126,13 +127,13 @@ class ThreeStageRetriever:
 
 
 def _combine(stage2: Mapping[str, float], ppr: Mapping[str, float], weight: float) -> list[tuple[str, float]]:
-    """Min-max the stage-2 scores and the PageRank mass over the union of both pools, add them, best first."""
+    """Scale the stage-2 scores and the PageRank mass each by its maximum, add them (PageRank x ``weight``) over
+    the union of both pools, best first."""
     ids = list(dict.fromkeys([*stage2, *ppr]))
+
     def norm(values: Mapping[str, float]) -> dict[str, float]:
-        if not values:
-            return {}
-        lo, hi = min(values.values()), max(values.values())
-        return {k: (v - lo) / (hi - lo) if hi > lo else 1.0 for k, v in values.items()}
+        top = max(values.values(), default=0.0)
+        return {k: v / top for k, v in values.items()} if top > 0 else {}
     s2, pr = norm(stage2), norm(ppr)
     return sorted(((pid, s2.get(pid, 0.0) + weight * pr.get(pid, 0.0)) for pid in ids), key=lambda kv: (-kv[1], kv[0]))
 
