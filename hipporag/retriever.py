@@ -20,25 +20,10 @@ import scipy.sparse as sp
 from casebook.types import Evidence, Explanation, Retrieval, Seed
 from kg import ENGINES, KnowledgeGraph
 from kg.paths import most_probable_paths
-from llm import Embedder, OpenAIClient, chat_json
+from kg.query import name_question_entities
+from llm import Embedder, OpenAIClient, select_relevant
 
 LINKING_MODES = ("v2", "v1")
-
-FILTER_SCHEMA = {"type": "object", "properties": {"relevant": {"type": "array", "items": {"type": "integer"},
-                                                               "maxItems": 20}}, "required": ["relevant"]}
-QUESTION_NER_SCHEMA = {"type": "object", "properties": {"entities": {"type": "array", "items": {"type": "string"},
-                                                                     "maxItems": 10}}, "required": ["entities"]}
-
-
-def question_ner_messages(question: str) -> list[dict]:
-    """One-shot: name the question's own entities (proper names, titles, dates), never generic categories."""
-    return [{"role": "system", "content": "List the named entities that appear in the question: proper names of "
-                                          "people, organisations, places and works, and dates, copied as written. "
-                                          'Skip generic words. Answer with JSON only: {"entities": [...]}'},
-            {"role": "user", "content": "Which museum hired the woman who restored the schooner Santa Clara in 2019?"},
-            {"role": "assistant", "content": '{"entities": ["schooner Santa Clara", "2019"]}'},
-            {"role": "user", "content": question}]
-
 
 @dataclass(frozen=True)
 class HippoConfig:
@@ -162,10 +147,7 @@ class HippoRAGRetriever:
     def _link_v1(self, question: str, ex: Explanation) -> np.ndarray | None:
         g = self.graph
         with ex.stage("question ner", f"one call to {self.chat.model}"):
-            out = chat_json(self.chat.client, question_ner_messages(question), model=self.chat.model,
-                            schema=QUESTION_NER_SCHEMA, max_tokens=150)
-        entities = [e for e in (out.value or {}).get("entities", []) if isinstance(e, str) and e.strip()] \
-            if isinstance(out.value, dict) else []
+            entities = name_question_entities(self.chat.client, self.chat.model, question)
         if not entities or not g.phrases:
             ex.fallback = "no entity found in the question: ranked by dense similarity"
             return None
@@ -186,18 +168,10 @@ class HippoRAGRetriever:
 
     def _filter_facts(self, question: str, candidates: list[int]) -> list[int]:
         g = self.graph
-        listing = "\n".join(f"{n}. {g.facts[i].text(g.phrases)}" for n, i in enumerate(candidates, 1))
-        out = chat_json(self.chat.client, [
-            {"role": "system", "content": "You select facts that help answer a question. Keep a fact if it is "
-                                          "about something the question asks about or needs. Answer with JSON "
-                                          'only: {"relevant": [fact numbers]}'},
-            {"role": "user", "content": f"Question: {question}\n\nFacts:\n{listing}"}],
-            model=self.chat.model, schema=FILTER_SCHEMA, max_tokens=80)
-        numbers = out.value.get("relevant") if isinstance(out.value, dict) else None
-        if not isinstance(numbers, list):
-            return list(candidates)  # an unreadable filter answer keeps every candidate rather than none
-        keep = {n for n in numbers if isinstance(n, int) and 1 <= n <= len(candidates)}
-        return [i for n, i in enumerate(candidates, 1) if n in keep]
+        chosen = select_relevant(self.chat.client, self.chat.model, question,
+                                 [g.facts[i].text(g.phrases) for i in candidates], "fact", max_tokens=80)
+        # An unreadable filter answer keeps every candidate rather than none.
+        return list(candidates) if chosen is None else [candidates[n] for n in chosen]
 
     def _phrase_to_passage(self) -> sp.csr_matrix:
         if self._incidence is None:

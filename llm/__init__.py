@@ -14,10 +14,10 @@ from .errors import (
 )
 from .jsonparse import JSONExtractionError, extract_json, strip_think
 from .settings import PRESETS, Settings
-from .structured import JSONResult, chat_json
+from .structured import JSONResult, chat_json, select_relevant
 
 __all__ = [
     "AuthenticationFailed", "Backend", "BadResponse", "ChatResult", "Embedder", "JSONExtractionError",
     "JSONResult", "LLMError", "ModelFileError", "ModelNotFound", "OpenAIClient", "PRESETS", "RequestTimeout",
-    "ServerUnavailable", "Settings", "chat_json", "connect", "embedder_only", "extract_json", "strip_think",
+    "ServerUnavailable", "Settings", "chat_json", "select_relevant", "connect", "embedder_only", "extract_json", "strip_think",
 ]

@@ -32,3 +32,25 @@ def chat_json(client: OpenAIClient, messages: list[Message], *, model: str, sche
         except JSONExtractionError as exc:
             error = str(exc)
     return JSONResult(value=None, raw=raw, error=error, calls=calls)
+
+
+SELECT_SCHEMA = {"type": "object", "properties": {"relevant": {"type": "array", "items": {"type": "integer"},
+                                                               "maxItems": 20}}, "required": ["relevant"]}
+
+
+def select_relevant(client: OpenAIClient, model: str, question: str, items: list[str], item: str = "fact",
+                    max_tokens: int = 120) -> list[int] | None:
+    """One call: which of the numbered ``items`` help answer ``question``. Indices into ``items`` (0-based), in
+    their original order; None when the reply is unreadable (callers then keep their own order)."""
+    listing = "\n".join(f"{n}. {text}" for n, text in enumerate(items, 1))
+    out = chat_json(client, [
+        {"role": "system", "content": f"You select {item}s that help answer a question. Keep a {item} if it is "
+                                      "about something the question asks about or needs. Answer with JSON only: "
+                                      f'{{"relevant": [{item} numbers]}}'},
+        {"role": "user", "content": f"Question: {question}\n\n{item.capitalize()}s:\n{listing}"}],
+        model=model, schema=SELECT_SCHEMA, max_tokens=max_tokens)
+    numbers = out.value.get("relevant") if isinstance(out.value, dict) else None
+    if not isinstance(numbers, list):
+        return None
+    keep = {n for n in numbers if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(items)}
+    return [n - 1 for n in sorted(keep)]
