@@ -12,6 +12,7 @@ from hybrid import HYBRID
 from lexical import BM25
 from naive_rag import NAIVE
 from three_stage import THREE_STAGE
+from vector_graph import VECTOR_GRAPH
 
 REGISTRY: dict[str, Strategy] = {s.name: s for s in [
     NAIVE,
@@ -20,6 +21,7 @@ REGISTRY: dict[str, Strategy] = {s.name: s for s in [
     BM25,
     HYBRID,
     THREE_STAGE,
+    VECTOR_GRAPH,
 ]}
 
 DEFAULT_STRATEGIES = ("naive", "hipporag")
