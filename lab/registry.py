@@ -8,6 +8,7 @@ import importlib
 
 from casebook.contract import Strategy
 from hipporag import HIPPORAG, HIPPORAG_V1
+from hubmesh_rag import HUBMESH
 from hybrid import HYBRID
 from lexical import BM25
 from naive_rag import NAIVE
@@ -22,6 +23,7 @@ REGISTRY: dict[str, Strategy] = {s.name: s for s in [
     HYBRID,
     THREE_STAGE,
     VECTOR_GRAPH,
+    HUBMESH,
 ]}
 
 DEFAULT_STRATEGIES = ("naive", "hipporag")
