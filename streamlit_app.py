@@ -31,6 +31,7 @@ st.set_page_config(page_title="Detective RAG lab", layout="wide")
 
 _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$"
 MAX_LABS = 4   # built labs kept in memory (least recently used evicted first)
+MAX_COLUMNS = 3  # strategies shown side by side; more become a comparison table
 
 
 def md(text: str) -> str:
@@ -314,14 +315,34 @@ def cell_ask(lab: Lab, config: RunConfig) -> None:
     if result.expansions:
         st.markdown("**Query expansion:** " + " · ".join(md(e) for e in result.expansions))
     gold = set(q.supporting_docs)
-    cols = st.columns(len(result.results))
-    for col, (name, r) in zip(cols, result.results.items(), strict=True):
-        with col:
-            strategy_column(lab, REGISTRY[name], r, gold, result.config.top_k)
+    if len(result.results) <= MAX_COLUMNS:
+        cols = st.columns(len(result.results))
+        for col, (name, r) in zip(cols, result.results.items(), strict=True):
+            with col:
+                strategy_column(lab, REGISTRY[name], r, gold, result.config.top_k)
+    else:
+        comparison_table(lab, result, gold)
     timing_chart(result)
     for name, r in result.results.items():
         with st.expander(f"How {REGISTRY[name].label} got there"):
+            if len(result.results) > MAX_COLUMNS:
+                strategy_column(lab, REGISTRY[name], r, gold, result.config.top_k)
             render_explanation(lab, r.explanation)
+
+
+def comparison_table(lab: Lab, result: QuestionResult, gold: set[str]) -> None:
+    """More strategies than columns fit: one row each; the full column sits in each strategy's detail view."""
+    rows = []
+    for name, r in result.results.items():
+        rows.append({"strategy": REGISTRY[name].label,
+                     f"Recall@{result.config.top_k}": r.recall,
+                     "retrieved (gold marked *)": ", ".join(f"{d}*" if d in gold else d for d in r.retrieved),
+                     "answer": r.answer if r.answer is not None else "",
+                     "matches expected": {True: "yes", False: "no", None: ""}[
+                         r.answer_scores["correct"] if r.answer_scores else None],
+                     "retrieval ms": round(r.retrieval_ms, 1)})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True,
+                 column_config={"answer": st.column_config.TextColumn(width="large")})
 
 
 def strategy_column(lab: Lab, strategy: Strategy, r: StrategyResult, gold: set[str], top_k: int) -> None:

@@ -1,6 +1,8 @@
 """Build (or load) a case's knowledge graph: triples from the case file or from LLM OpenIE."""
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import time
 from collections.abc import Sequence
@@ -58,7 +60,11 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
         source = f"llm:{extraction_model}:{openie.PROMPT_VERSION}"
     else:
         raise ValueError("the graph needs precomputed triples or an LLM client and extraction model")
-    key = graph_key(fingerprint, source, extraction_model if precomputed is None else "", embedder.name)
+    # Precomputed triples are part of the key: a case whose triples.json changes gets a new graph, not the old one.
+    triples = hashlib.sha256(json.dumps([[t.doc_id, t.subject, t.relation, t.object] for t in precomputed],
+                                        ensure_ascii=False).encode()).hexdigest()[:16] if precomputed is not None else ""
+    key = graph_key(fingerprint, source, extraction_model if precomputed is None else "", embedder.name,
+                    triples=triples)
     graph = load_graph(folder, key)
     if graph is not None:
         return GraphBuild(graph=graph, key=key, loaded=True, triples_source=source,

@@ -163,3 +163,12 @@ def test_malformed_llm_outputs_never_crash_the_build(fault_server, embedder):
     assert all(f.raw is not None for f in result.failures)
     graph = build_graph(result.triples(), case.passages, embedder)  # the graph still builds
     assert graph.stats()["facts"] >= 1
+
+
+def test_changed_precomputed_triples_make_a_new_graph(tmp_path, embedder):
+    case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
+    kwargs = dict(passages=case.passages, fingerprint=case.fingerprint, embedder=embedder, folder=tmp_path)
+    first = build_or_load(precomputed=case.triples, **kwargs)
+    fewer = build_or_load(precomputed=case.triples[:3], **kwargs)
+    assert not fewer.loaded and fewer.key != first.key and fewer.graph.stats()["facts"] == 3
+    assert build_or_load(precomputed=case.triples, **kwargs).loaded
