@@ -39,6 +39,8 @@ def parse_args(argv):
                         "auto = the file when the case has one")
     p.add_argument("--expand-query", action="store_true", help="one LLM call turns the question into fact statements")
     p.add_argument("--judge", action="store_true", help="also grade answers with an LLM judge (reported apart)")
+    p.add_argument("--key-fact-share", type=float, default=1.0,
+                   help="an answer is correct when it states this share of the expected answer's key facts")
     p.add_argument("--questions", help="only these question ids, e.g. Q1,Q4")
     p.add_argument("--ask", action="append", default=[], help="a free question (repeatable)")
     p.add_argument("--backend", choices=["auto", "openai", "embedded"])
@@ -77,7 +79,7 @@ def main(argv=None) -> int:
         strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
         config = RunConfig(strategies=strategies, top_k=args.top_k, retrieval_only=args.retrieval_only,
                            triples=args.triples, expansion=args.expand_query, judge=args.judge,
-                           workers=args.workers).with_assignments(args.set)
+                           workers=args.workers, key_fact_share=args.key_fact_share).with_assignments(args.set)
         case = load_case(catalog.resolve(args.case))
     except CaseError as exc:
         return fail(2, str(exc))

@@ -23,7 +23,7 @@ from casebook.loader import CaseError, load_case, load_files
 from casebook.types import Case, Explanation, Question
 from kg.visual import graph_html
 from lab.registry import DEFAULT_STRATEGIES, REGISTRY
-from lab.report import build_report, describe_build, path_text, to_markdown
+from lab.report import build_report, describe_build, key_fact_note, path_text, to_markdown
 from lab.runner import Lab, QuestionResult, RunConfig, StrategyResult
 from llm import PRESETS, Backend, LLMError, ModelFileError, Settings, connect
 
@@ -356,10 +356,14 @@ def strategy_column(lab: Lab, strategy: Strategy, r: StrategyResult, gold: set[s
     if r.explanation.fallback:
         st.info(md(r.explanation.fallback))
     if r.answer is not None:
-        verdict = {True: "(matches the expected answer)", False: "(does not match the expected answer)",
-                   None: ""}[r.answer_scores["correct"] if r.answer_scores else None]
+        scores = r.answer_scores
+        verdict = "" if not scores else "(says the passages do not tell)" if scores["no_answer"] else \
+            "(states the expected answer)" if scores["correct"] else "(misses part of the expected answer)"
         st.markdown(f"**Answer** {verdict}")
         st.text(r.answer)
+        note = key_fact_note(r.answer_scores)
+        if note:
+            st.caption(md(note.strip(" ()")))
 
 
 def timing_chart(result: QuestionResult) -> None:

@@ -34,11 +34,10 @@ def main(argv=None) -> int:
     lab.build()
     seen = set()
     for expand in (False, True):
-        # Every optional LLM step of every strategy off, then on ("strategy.param" for each boolean parameter).
+        # Every optional LLM step of every strategy off, then on.
         for llm_steps in (False, True):
-            config = replace(base, expansion=expand, params={
-                s.name: {p.name: llm_steps for p in s.params if p.kind is bool and p.name != "explain"}
-                for s in REGISTRY.values()})
+            config = replace(base, expansion=expand, params={s.name: s.llm_switches(llm_steps)
+                                                             for s in REGISTRY.values()})
             result = lab.ask(question, config)
             for name, r in result.results.items():
                 ran = [st.name for st in r.explanation.stages if st.ran]

@@ -33,6 +33,7 @@ class Param:
     choices: tuple[str, ...] = ()
     build_time: bool = False
     step: float | None = None      # a sensible increment for sliders
+    llm_step: bool = False         # a switch for an optional LLM call (benchmarks turn these off or on together)
 
     @property
     def kind(self) -> type:
@@ -156,6 +157,10 @@ class Strategy:
         for name, value in (overrides or {}).items():
             out[name] = self.param(name).check(value, self.name)
         return out
+
+    def llm_switches(self, on: bool) -> dict[str, Value]:
+        """Overrides that turn every optional LLM step of this strategy on or off."""
+        return {p.name: on for p in self.params if p.llm_step}
 
     def split(self, values: Mapping[str, Value]) -> tuple[dict[str, Value], dict[str, Value]]:
         """(build-time, query-time) parameters."""

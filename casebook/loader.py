@@ -252,20 +252,25 @@ def _questions(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Question]:
         qtype = _string(c, fname, item, obj, "type", required=False) or "unspecified"
         expected = _string(c, fname, item, obj, "expected_answer", required=False) or ""
         supporting = _id_list(c, fname, item, obj, "supporting_docs", doc_ids)
-        answers = obj.get("answers", [])
-        if answers is None:
-            answers = []
-        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
-            c.add(fname, item, "answers", "expected an array of strings")
-            answers = []
+        answers = _string_list(c, fname, item, obj, "answers")
+        key_facts = _string_list(c, fname, item, obj, "key_facts")
         if qid in seen:
             c.add(fname, item, "id", f"duplicate question id {qid!r}")
         if qid:
             seen.add(qid)
         if qid and text:
             out.append(Question(id=qid, text=text, type=qtype, supporting_docs=supporting,
-                                expected_answer=expected, answers=tuple(a.strip() for a in answers if a.strip())))
+                                expected_answer=expected, answers=answers, key_facts=key_facts))
     return out
+
+
+def _string_list(c: _Collector, fname: str, item: str, obj: dict, key: str) -> tuple[str, ...]:
+    """An optional array of strings (stripped, empties dropped); a problem is recorded when it is anything else."""
+    value = obj.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        c.add(fname, item, key, "expected an array of strings")
+        return ()
+    return tuple(v.strip() for v in value if v.strip())
 
 
 def _triples(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Triple]:

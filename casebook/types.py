@@ -37,6 +37,7 @@ class Question:
     supporting_docs: tuple[str, ...] = ()
     expected_answer: str = ""
     answers: tuple[str, ...] = ()
+    key_facts: tuple[str, ...] = ()    # optional: the facts a correct answer must state (else split automatically)
 
 
 @dataclass(frozen=True)

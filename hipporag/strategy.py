@@ -21,7 +21,7 @@ V2_PARAMS = (
     Param("passage_weight", _D.passage_weight, "how much each passage's own dense score seeds the walk",
           minimum=0.0, maximum=1.0, step=0.01),
     Param("llm_filter", _D.llm_filter, "one LLM call keeps only the linked facts relevant to the question "
-          "(runs only when the run has a chat model)"),
+          "(runs only when the run has a chat model)", llm_step=True),
     ENGINE, EXPLAIN)
 
 

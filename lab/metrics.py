@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from statistics import mean, median
 
+from .keyfacts import score_answer, split_key_facts
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
@@ -52,13 +54,24 @@ def contains(prediction: str, golds: Sequence[str]) -> bool:
     return any(normalize_answer(g) and f" {normalize_answer(g)} " in pred for g in golds)
 
 
-def answer_scores(prediction: str | None, expected: str, aliases: Sequence[str]) -> dict | None:
-    """EM, F1 and contains against the expected answer and its aliases; ``correct`` = EM or contains."""
+def answer_scores(prediction: str | None, expected: str, aliases: Sequence[str], question: str = "",
+                  key_facts: Sequence[str] = (), share: float = 1.0) -> dict | None:
+    """Key-fact scoring beside the string measures.
+
+    ``strict_correct`` = exact match or whole containment of the expected answer or an alias (the old measure).
+    ``correct`` = strict_correct, or at least ``share`` of the key facts found in an answer that does not say
+    the passages do not tell. ``no_answer`` marks such an answer, counted apart from wrong ones.
+    """
     golds = [g for g in [expected, *aliases] if g]
-    if prediction is None or not golds:
+    if prediction is None or not (golds or key_facts):
         return None
     em, has = exact_match(prediction, golds), contains(prediction, golds)
-    return {"exact_match": em, "f1": round(token_f1(prediction, golds), 4), "contains": has, "correct": em or has}
+    facts = split_key_facts(expected, question, key_facts)
+    found = score_answer(prediction, facts)
+    by_facts = bool(facts) and found.share >= share and not found.no_answer
+    return {"exact_match": em, "f1": round(token_f1(prediction, golds), 4), "contains": has,
+            "strict_correct": em or has, "key_facts": found.to_dict(), "no_answer": found.no_answer and not (em or has),
+            "correct": em or has or by_facts}
 
 
 def safe_mean(values: Iterable[float | None]) -> float | None:

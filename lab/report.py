@@ -44,7 +44,7 @@ def build_report(lab: Lab, results: Sequence[QuestionResult], config: RunConfig 
         "report_version": REPORT_VERSION,
         "case": {"name": case.name, "title": case.title, "path": case.path, "fingerprint": case.fingerprint,
                  "documents": len(case.documents), "passages": len(case.passages), "questions": len(case.questions)},
-        "settings": settings,
+        "settings": {**settings, "key_fact_share": cfg.key_fact_share},
         "strategies": list(cfg.strategies),
         "params": {name: cfg.values(name) for name in cfg.strategies},
         "build": [b.to_dict() for b in lab.reports],
@@ -73,12 +73,18 @@ def summarise(questions: list[dict], strategies: Sequence[str]) -> dict:
                 by_type[q["type"]].append(q["results"][name]["recall"])
         graded = [r["answer_scores"] for r in rows if r["answer_scores"]]
         judged = [r["judge_correct"] for r in rows if r["judge_correct"] is not None]
+        both = [(r["answer_scores"]["correct"], r["judge_correct"]) for r in rows
+                if r["answer_scores"] and r["judge_correct"] is not None]
         out[name] = {
             "questions": len(rows),
             "scored_questions": sum(1 for r in rows if r["recall"] is not None),
             "recall": metrics.safe_mean(r["recall"] for r in rows),
             "recall_by_type": {t: metrics.safe_mean(v) for t, v in sorted(by_type.items())},
             "answer_accuracy": metrics.safe_mean(float(g["correct"]) for g in graded) if graded else None,
+            "answer_accuracy_strict": metrics.safe_mean(float(g["strict_correct"]) for g in graded) if graded else None,
+            "key_fact_share": metrics.safe_mean(g["key_facts"]["share"] for g in graded) if graded else None,
+            "no_answer_rate": metrics.safe_mean(float(g["no_answer"]) for g in graded) if graded else None,
+            "judge_agreement": metrics.safe_mean(float(a == b) for a, b in both) if both else None,
             "answer_f1": metrics.safe_mean(g["f1"] for g in graded) if graded else None,
             "judge_accuracy": metrics.safe_mean(float(j) for j in judged) if judged else None,
             "median_retrieval_ms": metrics.safe_median(r["retrieval_ms"] for r in rows),
@@ -122,12 +128,14 @@ def to_markdown(report: dict) -> str:
         if values:
             lines.append(f"- {name} parameters: {_cell(values)}")
     lines += ["", "## Summary", "",
-             "| strategy | Recall@k | answer accuracy | answer F1 | judge | median retrieval ms | median answer ms |",
-             "|---|---|---|---|---|---|---|"]
+             "| strategy | Recall@k | answer accuracy (key facts) | strict accuracy | no answer | answer F1 | judge | "
+             "judge agrees | median retrieval ms | median answer ms |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for name in names:
         m = report["summary"][name]
-        lines.append(f"| {name} | {_fmt(m['recall'])} | {_fmt(m['answer_accuracy'])} | {_fmt(m['answer_f1'])} | "
-                     f"{_fmt(m['judge_accuracy'])} | {_fmt(m['median_retrieval_ms'])} | {_fmt(m['median_answer_ms'])} |")
+        lines.append(f"| {name} | {_fmt(m['recall'])} | {_fmt(m['answer_accuracy'])} | {_fmt(m['answer_accuracy_strict'])} "
+                     f"| {_fmt(m['no_answer_rate'])} | {_fmt(m['answer_f1'])} | {_fmt(m['judge_accuracy'])} | "
+                     f"{_fmt(m['judge_agreement'])} | {_fmt(m['median_retrieval_ms'])} | {_fmt(m['median_answer_ms'])} |")
     types = sorted({t for n in names for t in report["summary"][n]["recall_by_type"]})
     if types:
         lines += ["", "## Recall@k by question type", "", "| strategy | " + " | ".join(types) + " |",
@@ -153,7 +161,7 @@ def to_markdown(report: dict) -> str:
             lines.append("")
             for n in names:
                 r = q["results"].get(n, {})
-                lines.append(f"- {n}: {_cell(r.get('answer') or '-')}")
+                lines.append(f"- {n}: {_cell(r.get('answer') or '-')}" + key_fact_note(r.get("answer_scores")))
             lines.append("")
     lines += ["", "## How each strategy got there", ""]
     for q in report["questions"]:
@@ -164,8 +172,11 @@ def to_markdown(report: dict) -> str:
                 lines += explanation_lines(n, q["results"][n]["explanation"])
         lines.append("")
     lines += ["", "Gold documents are in **bold**. Recall@k counts the question's supporting documents found in "
-              "the top k; an answer is correct when it matches the expected answer or an alias exactly, or contains "
-              "one as whole words (after lower-casing and dropping punctuation and articles)."]
+              "the top k. An answer is correct when it states the expected answer's key facts (amounts, dates, times, "
+              "numbers, names, and the content words of short answers, normalized; facts the question already states "
+              "and parenthesised extras do not count against it), or matches the expected answer or an alias "
+              "exactly or as whole words (the strict measure, shown apart). An answer that says the passages do not "
+              "tell is counted as no answer."]
     return "\n".join(lines) + "\n"
 
 
@@ -190,3 +201,15 @@ def path_text(path: list[dict]) -> str:
     """``a -[relation]-> b -[relation]-> D4``: a path as plain text."""
     return " ".join(_cell(step["node"]) + (f" -[{_cell(step['relation'])}]->" if step["relation"] else "")
                     for step in path)
+
+
+def key_fact_note(scores: dict | None) -> str:
+    """' (facts found: a, b; missing: c)' for one answer, or '' when it was not scored."""
+    if not scores:
+        return ""
+    kf = scores["key_facts"]
+    if scores["no_answer"]:
+        return " (no answer)"
+    parts = [f"found: {', '.join(kf['found'])}" if kf["found"] else "",
+             f"missing: {', '.join(kf['missing'])}" if kf["missing"] else ""]
+    return f" (key facts {'; '.join(p for p in parts if p)})" if any(parts) else ""

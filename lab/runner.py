@@ -37,6 +37,7 @@ class RunConfig:
     expansion: bool = False      # query expansion: one LLM call turns the question into fact statements
     judge: bool = False
     workers: int = 2
+    key_fact_share: float = 1.0  # an answer is correct when it states this share of the expected key facts
     params: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)  # strategy -> parameter -> value
 
     def __post_init__(self):
@@ -50,6 +51,8 @@ class RunConfig:
             raise ValueError(f"triples must be one of {', '.join(TRIPLE_SOURCES)}, not {self.triples!r}")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, not {self.workers}")
+        if not 0.0 < self.key_fact_share <= 1.0:
+            raise ValueError(f"key-fact share must be above 0 and at most 1, not {self.key_fact_share}")
         for name, overrides in self.params.items():
             get(name).values(overrides)  # raises naming the strategy, parameter and value
         object.__setattr__(self, "params", {k: dict(v) for k, v in self.params.items()})
@@ -190,7 +193,8 @@ class Lab:
             ans = answer_step.answer(self.backend.client, self.backend.model, q.text, passages)
             text = ans.text
             timings["answer"] = round(ans.elapsed_ms, 1)
-            scores = metrics.answer_scores(text, q.expected_answer, q.answers)
+            scores = metrics.answer_scores(text, q.expected_answer, q.answers, q.text, q.key_facts,
+                                           cfg.key_fact_share)
             if cfg.judge and q.expected_answer:
                 t = time.perf_counter()
                 judged = answer_step.judge(self.backend.client, self.backend.model, q.text, q.expected_answer, text)

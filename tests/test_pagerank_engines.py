@@ -11,7 +11,7 @@ from casebook.types import Triple
 from kg import build_graph, passage_triples
 from llm import Settings, embedder_only
 
-PEARL_OPENIE = Path(__file__).parent / "data" / "purloined_pearl_openie.json"
+PEARL_OPENIE = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "openie" / "purloined_pearl.json"
 
 
 def case_triples(name: str):

@@ -41,10 +41,10 @@ PARAMS = (
     Param("passage_weight", 3.0, "adds this share of each passage's own cosine to the question (passages are "
           "vectors too); 0 = passages ranked by their relations alone", minimum=0.0, maximum=10.0, step=0.05),
     Param("rerank", True, "one LLM call keeps the candidate relations that help answer (runs only with a chat "
-          "model)"),
+          "model)", llm_step=True),
     Param("rerank_candidates", 25, "how many of the most similar candidates the LLM sees", minimum=1, maximum=100),
     Param("name_entities", True, "one LLM call names the question's entities to seed more (only with a chat "
-          "model)"),
+          "model)", llm_step=True),
 )
 
 
