@@ -16,7 +16,22 @@ import time
 
 from common import ROOT
 
-SCRIPTS = ["llm_speed.py", "ppr_scale.py", "retrieval.py", "sensitivity.py", "flagship.py", "indexing.py"]
+# (name, script, its arguments in a full run, its arguments with --quick or None to skip it there)
+RUNS = [
+    ("llm_speed", "llm_speed.py", [], ["--runs", "2"]),
+    ("ppr_scale", "ppr_scale.py", [], ["--quick"]),
+    ("retrieval", "retrieval.py", [], ["--quick"]),
+    ("retrieval_llm", "retrieval.py", ["--llm-steps", "--strategies", "naive,hipporag,vector-graph", "--cases",
+                                       "2wiki_first20,purloined_pearl", "--out", "retrieval_llm"], None),
+    ("hybrid_grid", "hybrid_grid.py", [], None),
+    ("tuning_three_stage", "tuning_grid.py", ["--strategy", "three-stage", "--grid", "boost=1.0,1.2", "--grid",
+                                              "expand_weight=0,0.1,0.25,0.5,1"], None),
+    ("tuning_vector_graph", "tuning_grid.py", ["--strategy", "vector-graph", "--grid", "chain_weight=0,0.5,1",
+                                               "--grid", "passage_weight=0,1,2,3"], None),
+    ("sensitivity", "sensitivity.py", [], ["--quick"]),
+    ("flagship", "flagship.py", [], []),
+    ("indexing", "indexing.py", [], ["--quick"]),
+]
 
 
 def main(argv=None) -> int:
@@ -28,12 +43,10 @@ def main(argv=None) -> int:
     results = ROOT / "benchmarks" / "results" / ("quick" if args.quick else "")
     env = {**os.environ, "BENCH_RESULTS_DIR": str(results), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}
     if not args.report_only:
-        for script in SCRIPTS:
-            if args.only and script.removesuffix(".py") not in args.only.split(","):
+        for name, script, full, quick in RUNS:
+            extra = quick if args.quick else full
+            if extra is None or (args.only and name not in args.only.split(",")):
                 continue
-            extra = ["--quick"] if args.quick and script not in ("llm_speed.py", "flagship.py") else []
-            if args.quick and script == "llm_speed.py":
-                extra = ["--runs", "2"]
             print(f"== {script} {' '.join(extra)}", flush=True)
             t = time.perf_counter()
             code = subprocess.call([sys.executable, str(ROOT / "benchmarks" / script), *extra], env=env)

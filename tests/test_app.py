@@ -15,6 +15,7 @@ from conftest import ROOT
 from helpers import free_port, make_case, serving
 
 XSS = "<img src=x onerror=alert(1)>"
+THREE = {"naive": "Naive RAG", "hipporag": "HippoRAG", "vector-graph": "Vector Graph RAG"}
 
 
 def test_app_solves_the_bundled_case(app_env, backend):
@@ -24,6 +25,7 @@ def test_app_solves_the_bundled_case(app_env, backend):
     at.run()
     assert not at.exception
     assert any("Purloined Pearl" in s.value for s in at.subheader)
+    at.sidebar.multiselect[0].set_value(list(THREE)).run()          # three strategies side by side
     next(b for b in at.button if b.label == "Build the indexes").click()
     at.run()
     assert not at.exception, at.exception
@@ -35,9 +37,13 @@ def test_app_solves_the_bundled_case(app_env, backend):
     at.run()
     assert not at.exception and not at.error
     headers = [s.value for s in at.subheader]
-    assert "Naive RAG" in headers and "HippoRAG" in headers
+    assert {"Naive RAG", "HippoRAG", "Vector Graph RAG"} <= set(headers)
     assert any(h.startswith(chosen.split()[0]) and "top-3" in h for h in headers)   # answers name their question
-    assert len(answers(at)) == 2   # one per column
+    assert len(answers(at)) == 3   # one per column
+    assert {e.label for e in at.expander} >= {f"How {label} got there" for label in THREE.values()}
+    stages = [df.value for df in at.dataframe if "stage" in df.value.columns and "ran" in df.value.columns]
+    assert len(stages) == 3 and all(len(df) >= 2 for df in stages)     # every strategy's stage rows
+    assert any("rerank" in " ".join(df["stage"]) for df in stages)
     # A rerun (what a second tab or any widget change does) reuses the built indexes.
     at.run()
     assert not at.exception
@@ -45,7 +51,7 @@ def test_app_solves_the_bundled_case(app_env, backend):
     # A query-time change answers again on the same indexes: no rebuild prompt, the heading follows.
     next(s for s in at.sidebar.slider if s.label == "top-k passages").set_value(4).run()
     assert not at.exception and not any(b.label == "Build the indexes" for b in at.button)
-    assert any("top-4" in s.value for s in at.subheader) and len(answers(at)) == 2
+    assert any("top-4" in s.value for s in at.subheader) and len(answers(at)) == 3
     assert all(len(df.value) == 4 for df in at.dataframe if "passage" in df.value.columns and "gold" in df.value.columns)
     # Another question clears the answers to the previous one.
     other = next(o for o in at.selectbox(key="question_choice").options if o != chosen and "[" in o)
@@ -99,6 +105,12 @@ def test_browser_cells_3_to_5(streamlit_server, browser, tmp_path):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(streamlit_server, wait_until="domcontentloaded")
+    picker = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').first
+    picker.wait_for(timeout=120_000)
+    picker.locator("input").click()
+    picker.locator("input").fill("Hybrid")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
     page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
     page.get_by_text("knowledge graph:").wait_for(timeout=900_000)
     frame_el = page.locator("iframe").first
@@ -107,10 +119,13 @@ def test_browser_cells_3_to_5(streamlit_server, browser, tmp_path):
     frame.locator("#mynetwork canvas").wait_for(timeout=60_000)
     assert frame.locator("#mynetwork").evaluate("() => network.body.data.nodes.length") > 10
     page.get_by_role("button", name="Ask", exact=True).click()
-    page.get_by_text("How HippoRAG got there").wait_for(timeout=600_000)
-    assert page.get_by_role("heading", name="Naive RAG").is_visible()
-    assert page.get_by_role("heading", name="HippoRAG").first.is_visible()
-    assert page.get_by_text("Answer", exact=False).count() >= 2
+    page.get_by_text("How Hybrid BM25 + vector got there").wait_for(timeout=600_000)
+    for name in ("Naive RAG", "HippoRAG", "Hybrid BM25 + vector"):        # three answer columns
+        assert page.get_by_role("heading", name=name, exact=True).is_visible()
+    assert page.locator("text=/^Answer/").count() >= 3
+    assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1   # the stage timings
+    page.get_by_text("How HippoRAG got there").click()
+    page.get_by_text("Stages", exact=True).first.wait_for(timeout=30_000)
     page.get_by_role("heading", name="5 · Ask a question").scroll_into_view_if_needed()
     shot = tmp_path / "cell5.png"
     page.screenshot(path=str(shot), full_page=False)
