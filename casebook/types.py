@@ -1,6 +1,7 @@
 """The things that travel between packages. This module imports nothing of ours."""
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -61,6 +62,11 @@ class Case:
     fingerprint: str = ""   # content hash of the documents: indexes and caches key on it
     source: str = ""
     license: str = ""
+
+    @property
+    def identity(self) -> str:
+        """What tells two cases apart when their names match: the name and the absolute folder (or file)."""
+        return f"{self.name}\0{os.path.abspath(self.path)}" if self.path else self.name
 
     def document(self, doc_id: str) -> Document:
         return self._docs()[doc_id]

@@ -61,9 +61,10 @@ def _rebuild_hint(folder: Path, exc: Exception) -> str:
             f"from another chromadb version or be damaged. Delete it to rebuild the vector index: rm -rf '{folder}'")
 
 
-def collection_name(case_name: str, embed_model: str) -> str:
-    """A valid Chroma name (3-512 chars of [a-zA-Z0-9._-]) unique per (case, embedding model)."""
-    digest = hashlib.sha256(f"{case_name}\0{embed_model}".encode()).hexdigest()[:10]
+def collection_name(case_name: str, embed_model: str, identity: str = "") -> str:
+    """A valid Chroma name (3-512 chars of [a-zA-Z0-9._-]) unique per (case identity, embedding model): two cases
+    that share a name but not a folder get two collections."""
+    digest = hashlib.sha256(f"{identity or case_name}\0{embed_model}".encode()).hexdigest()[:10]
     slug = re.sub(r"[^a-zA-Z0-9._-]+", "-", f"{case_name}-{embed_model}").strip("-._")[:40]
     return f"{slug or 'case'}-{digest}"
 
@@ -83,9 +84,9 @@ class SyncReport:
 
 
 class VectorIndex:
-    def __init__(self, client, case_name: str, embedder: Embedder, folder_hint: str = ""):
+    def __init__(self, client, case_name: str, embedder: Embedder, folder_hint: str = "", identity: str = ""):
         self.client, self.embedder = client, embedder
-        self.name = collection_name(case_name, embedder.name)
+        self.name = collection_name(case_name, embedder.name, identity)
         self._folder_hint = folder_hint
         try:
             self.collection = client.get_or_create_collection(
@@ -157,7 +158,7 @@ class VectorIndex:
 
 def _make(ctx: BuildContext) -> VectorIndex:
     """The case's passages in Chroma, synced for this build (shared by every strategy that searches vectors)."""
-    index = VectorIndex(open_chroma(ctx.storage), ctx.case.name, ctx.embedder)
+    index = VectorIndex(open_chroma(ctx.storage), ctx.case.name, ctx.embedder, identity=ctx.case.identity)
     sync = index.sync(ctx.case.passages, progress=ctx.progress)
     ctx.reports.append(BuildReport(
         name=STAGE, elapsed_ms=round(sync.elapsed_ms, 1), reused=sync.embedded == 0 and sync.deleted == 0,

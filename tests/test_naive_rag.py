@@ -1,4 +1,5 @@
 """Naive RAG on a real ChromaDB: persistent client in a temp folder, and a real `chroma run` server."""
+import json
 import sys
 from pathlib import Path
 
@@ -135,3 +136,21 @@ def test_same_behaviour_against_a_chroma_server(tmp_path, chroma_server, case):
 def test_unreachable_chroma_server_is_a_clear_error():
     with pytest.raises(IndexStoreError, match="127.0.0.1:9"):
         open_chroma(Storage(chroma_host="127.0.0.1", chroma_port=9))
+
+
+def test_two_cases_with_one_name_never_share_a_collection(tmp_path):
+    from casebook.loader import load_case as load
+    from lab.runner import Lab, RunConfig
+
+    answers = {}
+    for folder, text in (("a", "The harbour froze in January."), ("b", "The vineyard flooded in April.")):
+        case_dir = tmp_path / folder / "mycase"
+        case_dir.mkdir(parents=True)
+        (case_dir / "documents.json").write_text(json.dumps([{"id": "D1", "text": text}, {"id": "D2", "text": "x"}]))
+        lab = Lab(load(case_dir), Settings(cache_enabled=False), RunConfig(strategies=("naive",), retrieval_only=True),
+                  embedder=local_embedder(), storage=Storage(data_dir=tmp_path / "index"))
+        report = lab.build()[0]
+        assert report.counts["deleted"] == 0            # the other case's vectors were not touched
+        answers[folder] = (report.details["collection"], lab.retrievers["naive"].index.collection.get(ids=["D1"])["documents"])
+    assert answers["a"][0] != answers["b"][0]
+    assert answers["a"][1] == ["The harbour froze in January."] and answers["b"][1] == ["The vineyard flooded in April."]
