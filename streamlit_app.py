@@ -131,7 +131,8 @@ def cell_case() -> Case | None:
             case.name = f"upload-{case.fingerprint}"
         else:
             names = bundled if source == "Bundled case" else benchmarks
-            name = st.selectbox("Case", names, key=f"case_{source}")
+            name = st.selectbox("Case", names, key=f"case_{source}",
+                                format_func=lambda n: f"{catalog.title(cases[n])} ({n})")
             case = bundled_case(str(cases[name]))
     except CaseError as exc:
         st.error("This case cannot be loaded:\n\n" + "\n".join(f"- {md(p)}" for p in exc.problems))
@@ -144,12 +145,10 @@ def cell_case() -> Case | None:
     cols[1].metric("Passages", len(case.passages))
     cols[2].metric("Questions", len(case.questions))
     cols[3].metric("Precomputed triples", len(case.triples))
+    # One table; a cell shows its full text when clicked.
     st.dataframe(pd.DataFrame([{"id": d.id, "title": d.title, "text": d.text} for d in case.documents]),
-                 hide_index=True, use_container_width=True, height=min(400, 40 + 35 * len(case.documents)))
-    if len(case.documents) <= 20:
-        for d in case.documents:
-            with st.expander(f"{md(d.id)} · {md(d.title)}"):
-                st.text(d.text)
+                 hide_index=True, use_container_width=True, height=min(400, 40 + 35 * len(case.documents)),
+                 column_config={"text": st.column_config.TextColumn(width="large")})
     return case
 
 

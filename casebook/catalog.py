@@ -1,6 +1,7 @@
 """The cases that ship with the project, found by name."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from .loader import CaseError, Problem
@@ -20,6 +21,15 @@ def available() -> dict[str, Path]:
                 if (p / "documents.json").exists():
                     found.setdefault(p.name, p)
     return found
+
+
+def title(folder: Path) -> str:
+    """A case folder's title from its case.json, without loading the case; the folder name otherwise."""
+    try:
+        meta = json.loads((folder / "case.json").read_text(encoding="utf-8"))
+        return str(meta.get("title") or folder.name) if isinstance(meta, dict) else folder.name
+    except (OSError, ValueError):
+        return folder.name
 
 
 def resolve(name_or_path: str | Path) -> Path:
