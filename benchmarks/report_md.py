@@ -33,8 +33,9 @@ def render_markdown(results, quick: bool, load) -> str:
                 "benchmarks/results/openie/. Optional LLM steps (HippoRAG's fact filter, vector-graph's rerank and "
                 "question NER) are off in this table: the stages column says what ran. Latency is the median per "
                 "question at k=10 and includes path explanations; hipporag-v1's includes one LLM call (question "
-                "NER) on the embedded model, served from the response cache on musique_tiny20, whose questions are "
-                "the first 20 of musique_train100. hubmesh's includes spaCy NER of the question.", ""]
+                "NER) on the embedded model, served from the response cache whenever the question was asked before "
+                "(musique_tiny20's questions are the first 20 of musique_train100; a rerun is all cache): its "
+                "latency here is then the cache's, not the model's. hubmesh's includes spaCy NER of the question.", ""]
         out += _recall_table(r["rows"])
         out += ["Parameters of each row (strategy defaults unless stated): " + "; ".join(
             f"{name}: " + ", ".join(f"{k}={v}" for k, v in settings.items() if k != "embed_model")
