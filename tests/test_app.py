@@ -123,9 +123,10 @@ def test_browser_cells_3_to_5(streamlit_server, browser, tmp_path):
     for name in ("Naive RAG", "HippoRAG", "Hybrid BM25 + vector"):        # three answer columns
         assert page.get_by_role("heading", name=name, exact=True).is_visible()
     assert page.locator("text=/^Answer/").count() >= 3
-    assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1   # the stage timings
-    page.get_by_text("How HippoRAG got there").click()
-    page.get_by_text("Stages", exact=True).first.wait_for(timeout=30_000)
+    page.locator('[data-testid="stVegaLiteChart"]').first.wait_for(timeout=60_000)   # the stage timings
+    hippo = page.locator('[data-testid="stExpander"]').filter(has_text="How HippoRAG got there")
+    hippo.get_by_text("How HippoRAG got there").click()
+    hippo.get_by_text("Stages", exact=True).wait_for(timeout=30_000)      # the explanation, rendered
     page.get_by_role("heading", name="5 · Ask a question").scroll_into_view_if_needed()
     shot = tmp_path / "cell5.png"
     page.screenshot(path=str(shot), full_page=False)
