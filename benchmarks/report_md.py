@@ -1,6 +1,9 @@
 """BENCHMARKS.md from the result files: every table is generated, none is typed by hand."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 
 def _t(header: list[str], rows: list[list]) -> list[str]:
     fmt = lambda v: f"{v:.3f}" if isinstance(v, float) and abs(v) < 10 else (f"{v:,.1f}" if isinstance(v, float) else str(v))
@@ -14,6 +17,25 @@ def _recall_table(rows: list[dict]) -> list[str]:
               [[x["case"], x["strategy"], x["recall"]["@2"], x["recall"]["@5"], x["recall"]["@10"],
                 x["median_query_ms"], ", ".join(f"{k} {v}" for k, v in x.get("stages", {}).items()) or "-"]
                for x in rows])
+
+
+def _answer_scoring() -> list[str]:
+    """Key-fact scoring beside the strict measure and the LLM judge, from the bundled case's committed report."""
+    path = Path(__file__).resolve().parents[1] / "docs" / "purloined_pearl_report.json"
+    if not path.exists():
+        return []
+    report = json.loads(path.read_text(encoding="utf-8"))
+    summary = report["summary"]
+    if not any(m.get("judge_agreement") is not None for m in summary.values()):
+        return []
+    return ["## Answer scoring on the bundled case: key facts, strict match and the LLM judge", "",
+            f"From docs/purloined_pearl_report.json ({len(report['questions'])} questions, top-{report['settings']['top_k']}, "
+            f"answers and judge by {report['settings']['model']}). Key-fact accuracy counts an answer correct when it "
+            "states the expected answer's key facts (or matches it strictly); strict accuracy is the old whole-answer "
+            "match; the judge agreement is the share of answers on which key-fact scoring and the judge agree.", ""] + _t(
+        ["strategy", "key-fact accuracy", "strict accuracy", "no answer", "LLM judge accuracy", "judge agrees"],
+        [[name, m["answer_accuracy"], m["answer_accuracy_strict"], m["no_answer_rate"], m["judge_accuracy"],
+          m["judge_agreement"]] for name, m in summary.items()])
 
 
 def render_markdown(results, quick: bool, load) -> str:
@@ -115,6 +137,7 @@ def render_markdown(results, quick: bool, load) -> str:
                              run["failures"]])
         out += _t(["case", "passages", "parallel", "run", "seconds", "passages/min", "LLM calls", "prompt tokens",
                    "completion tokens", "triples", "failed passages"], rows)
+    out += _answer_scoring()
     sp = load(results, "llm_speed")
     if sp:
         out += ["## Embedded model speed", "",
