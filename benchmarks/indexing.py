@@ -38,6 +38,7 @@ def measure(settings: Settings, case_name: str, n: int, workers: int) -> dict:
                          "llm_calls": after["chat_calls"] - before["chat_calls"],
                          "cache_hits": after["cache_hits"] - before["cache_hits"],
                          "prompt_tokens": after["prompt_tokens"] - before["prompt_tokens"],
+                         "cached_prompt_tokens": after["cached_prompt_tokens"] - before["cached_prompt_tokens"],
                          "completion_tokens": after["completion_tokens"] - before["completion_tokens"],
                          "triples": len(result.triples()), "failures": len(result.failures)})
             print(f"{case_name} x{len(passages)} workers={workers} {attempt}: {runs[-1]}", flush=True)
@@ -49,13 +50,18 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="the Pearl and 10 MuSiQue passages, 2 workers only")
     p.add_argument("--musique", type=int, default=20, help="how many MuSiQue passages")
+    p.add_argument("--only", help="case:passages:workers, e.g. purloined_pearl:10:2 (one configuration)")
+    p.add_argument("--out", help="result file name (default indexing or indexing_quick)")
     args = p.parse_args(argv)
     settings = Settings.from_env().replace(backend="embedded")
     configs = [("purloined_pearl", 10, 2), ("musique_train100", 10, 2)] if args.quick else [
         ("purloined_pearl", 10, 1), ("purloined_pearl", 10, 2),
         ("musique_train100", args.musique, 1), ("musique_train100", args.musique, 2)]
+    if args.only:
+        name, n, w = args.only.split(":")
+        configs = [(name, int(n), int(w))]
     rows = [measure(settings, name, n, w) for name, n, w in configs]
-    write_result("indexing_quick" if args.quick else "indexing", {"rows": rows})
+    write_result(args.out or ("indexing_quick" if args.quick else "indexing"), {"rows": rows})
     return 0
 
 

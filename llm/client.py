@@ -44,6 +44,7 @@ class Usage:
     embedded_texts: int = 0
     cache_hits: int = 0
     prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0    # prompt tokens the server reused from its prefix cache (llama.cpp reports them)
     completion_tokens: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -56,7 +57,7 @@ class Usage:
         with self.lock:
             return {k: getattr(self, k) for k in
                     ("chat_calls", "embed_calls", "embedded_texts", "cache_hits", "prompt_tokens",
-                     "completion_tokens")}
+                     "cached_prompt_tokens", "completion_tokens")}
 
 
 class OpenAIClient:
@@ -126,10 +127,12 @@ class OpenAIClient:
                 raise
         elapsed = (time.perf_counter() - started) * 1000
         text = self._message_text(body, model)
-        usage = body.get("usage") or {}
-        result = ChatResult(text=text, model=model, prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                            completion_tokens=int(usage.get("completion_tokens") or 0), elapsed_ms=elapsed)
+        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+        result = ChatResult(text=text, model=model, prompt_tokens=_count(usage.get("prompt_tokens")),
+                            completion_tokens=_count(usage.get("completion_tokens")), elapsed_ms=elapsed)
         self.usage.add(chat_calls=1, prompt_tokens=result.prompt_tokens,
+                       cached_prompt_tokens=_count(details.get("cached_tokens")),
                        completion_tokens=result.completion_tokens)
         if use_cache and self.cache is not None:
             self.cache.put_chat(key, {"text": text})
@@ -257,6 +260,15 @@ class OpenAIClient:
                                                      or "not loaded" in lowered)):
             return ModelNotFound(f"HTTP {status}: {message}", url=url, model=model, status=status)
         return BadResponse(f"HTTP {status}: {message}", url=url, model=model, status=status)
+
+
+def _count(value: object) -> int:
+    """A token count from a server's usage block; anything that is not a non-negative number counts 0."""
+    try:
+        number = int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return max(number, 0)
 
 
 def normalize_rows(arr: np.ndarray) -> np.ndarray:
