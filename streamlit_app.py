@@ -321,6 +321,8 @@ def cell_ask(lab: Lab, config: RunConfig) -> None:
                 strategy_column(lab, REGISTRY[name], r, gold, result.config.top_k)
     else:
         comparison_table(lab, result, gold)
+    if result.differences:
+        st.markdown("**Why they differ:** " + " ".join(md(line) for line in result.differences))
     timing_chart(result)
     for name, r in result.results.items():
         with st.expander(f"How {REGISTRY[name].label} got there"):
@@ -434,6 +436,7 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
         for n, r in q["results"].items():
             row[f"{n} recall"] = r["recall"]
             row[f"{n} correct"] = r["answer_correct"]
+        row["why they differ"] = " ".join(q["differences"])
         rows.append(row)
     st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
     by_type = pd.DataFrame([{"strategy": n, "type": t, "recall": v} for n, m in report["summary"].items()

@@ -32,7 +32,7 @@ def build_report(lab: Lab, results: Sequence[QuestionResult], config: RunConfig 
         q = r.question
         questions.append({
             "id": q.id, "question": q.text, "type": q.type, "supporting_docs": list(q.supporting_docs),
-            "expected_answer": q.expected_answer, "expansions": r.expansions,
+            "expected_answer": q.expected_answer, "expansions": r.expansions, "differences": r.differences,
             "results": {name: {
                 "retrieved": s.retrieved, "passages": s.passages, "scores": s.scores, "recall": s.recall,
                 "answer": s.answer, "answer_correct": s.answer_scores["correct"] if s.answer_scores else None,
@@ -154,6 +154,9 @@ def to_markdown(report: dict) -> str:
             cells += [", ".join(f"**{d}**" if d in gold else d for d in r.get("retrieved", [])),
                       _fmt(r.get("recall")), _fmt(r.get("answer_correct"))]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    lines += ["", "## Why they differ", ""]
+    for q in report["questions"]:
+        lines.append(f"- **{q['id']}**: " + (_cell(" ".join(q["differences"])) or "no difference to explain."))
     if not s["retrieval_only"]:
         lines += ["", "## Answers", ""]
         for q in report["questions"]:

@@ -20,6 +20,7 @@ from llm import Backend, Embedder, Settings
 
 from . import answer as answer_step
 from . import metrics
+from .compare import why_they_differ
 from .expansion import expand_query
 from .registry import DEFAULT_STRATEGIES, get
 
@@ -110,6 +111,7 @@ class QuestionResult:
     config: RunConfig
     expansions: list[str] = field(default_factory=list)
     results: dict[str, StrategyResult] = field(default_factory=dict)
+    differences: list[str] = field(default_factory=list)   # why the strategies differ, in sentences
 
 
 class Lab:
@@ -168,6 +170,7 @@ class Lab:
             retrieval = self.retrievers[name].retrieve(q.text, cfg.top_k, out.expansions, query_params)
             out.results[name] = self._score(q, retrieval, cfg, expand_ms)
             out.results[name].params = query_params
+        out.differences = why_they_differ(self.case, q, out.results)
         return out
 
     def _checked(self, config: RunConfig | None) -> RunConfig:
