@@ -128,3 +128,9 @@ def test_cli_case_without_questions_reports_nothing_to_score(tmp_path, cli_env):
     assert res.returncode == 0 and "nothing can be scored" in res.stdout
     asked = run_cli("--case", str(folder), "--retrieval-only", "--ask", "Where was the butler?", env=cli_env)
     assert asked.returncode == 0 and "ask1" in asked.stdout and " a " in asked.stdout
+
+
+def test_the_committed_report_of_the_bundled_case_follows_the_contract():
+    report = json.loads((ROOT / "docs" / "purloined_pearl_report.json").read_text())
+    validate_report(report)
+    assert len(report["strategies"]) == 8 and all(q["differences"] for q in report["questions"])
