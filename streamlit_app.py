@@ -9,7 +9,7 @@ import json
 import tempfile
 import threading
 from collections import OrderedDict
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import altair as alt
@@ -398,7 +398,7 @@ def render_explanation(lab: Lab, ex: Explanation) -> None:
     if ex.paths:
         st.markdown("**Why each passage: the most probable path from a seed**")
         for pid, path in ex.paths.items():
-            st.markdown(f"- **{md(pid)}**: " + (md(path_text([s.__dict__ for s in path])) if path
+            st.markdown(f"- **{md(pid)}**: " + (md(path_text([asdict(s) for s in path])) if path
                                                 else "reached through its own dense score, not from a seed"))
     build = lab.knowledge_graph
     if build and ex.node_scores:

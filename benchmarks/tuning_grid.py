@@ -2,7 +2,7 @@
 """How a strategy's query-time defaults were picked: Recall@5 over a grid of its parameters.
 
 Picked on the first half of a case's questions (1-50 of musique_train100); the second half is the held-out check,
-and other sets (2wiki_first20) are never looked at for the choice. Ties go to the grid's later values.
+and other sets (2wiki_first20) are not used by the rule. Ties go to the grid's later values.
 
     python benchmarks/tuning_grid.py --strategy three-stage --grid boost=1.0,1.2 --grid expand_weight=0,0.1,0.25,0.5,1
 """

@@ -4,7 +4,7 @@ RRF only looks at ranks, so BM25 scores and cosine similarities never have to sh
 to ``depth`` passages; a passage missing from one list simply gets nothing from it. The BM25 list is weighted
 (weighted RRF): with equal weights BM25's weaker ranking pulled MuSiQue R@5 below dense alone (0.583 vs 0.615).
 The defaults (depth 100, BM25 weight 0.33) were picked on hotpotqa_train100 and 2wiki_first20 (mean R@5 over a
-3 x 4 grid, benchmarks/results/hybrid_grid.json); musique_train100 was not looked at for the choice.
+3 x 4 grid, benchmarks/results/hybrid_grid.json); musique_train100, printed beside them, was not used to choose.
 """
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from collections.abc import Mapping, Sequence
 
 from casebook.contract import BuildContext, Param, Strategy, Value
 from casebook.types import Explanation, Retrieval
-from indexes import BM25_INDEX, VECTOR_INDEX, BM25Index, VectorIndex, hybrid_search, rank_evidence
+from indexes import BM25_INDEX, VECTOR_INDEX, BM25Index, VectorIndex, fusion, hybrid_search, rank_evidence
 from llm import Embedder
 
-RRF_K = Param("rrf_k", 60, "RRF constant k: each list adds 1 / (k + rank); 60 is the original paper's choice",
+RRF_K = Param("rrf_k", fusion.RRF_K, "RRF constant k: each list adds 1 / (k + rank); 60 is the original paper's choice",
               minimum=1, maximum=1000)
-DEPTH = Param("depth", 100, "how many passages each list (BM25, dense) contributes before fusion",
+DEPTH = Param("depth", fusion.DEPTH, "how many passages each list (BM25, dense) contributes before fusion",
               minimum=1, maximum=1000)
-BM25_WEIGHT = Param("bm25_weight", 0.33, "weight of the BM25 list in the fusion (the dense list weighs 1)",
+BM25_WEIGHT = Param("bm25_weight", fusion.BM25_WEIGHT, "weight of the BM25 list in the fusion (the dense list weighs 1)",
                     minimum=0.0, maximum=10.0, step=0.01)
 
 

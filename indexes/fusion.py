@@ -10,6 +10,10 @@ from llm import Embedder
 from .lexical import BM25Index
 from .vector import VectorIndex
 
+# Hybrid search defaults (hybrid and three-stage share them): picked on hotpotqa_train100 and 2wiki_first20 by
+# benchmarks/hybrid_grid.py; with equal weights BM25's weaker ranking pulled MuSiQue R@5 below dense alone.
+DEPTH, RRF_K, BM25_WEIGHT = 100, 60, 0.33
+
 
 def rrf(rankings: Sequence[Sequence[str]], k: int = 60,
         weights: Sequence[float] | None = None) -> list[tuple[str, float]]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from casebook.contract import BuildContext, Param, Strategy, Value
 from casebook.types import Evidence, Explanation, Retrieval, Seed
-from indexes import BM25_INDEX, VECTOR_INDEX, BM25Index, VectorIndex, hybrid_search
+from indexes import BM25_INDEX, VECTOR_INDEX, BM25Index, VectorIndex, fusion, hybrid_search
 from kg import KNOWLEDGE_GRAPH, KnowledgeGraph
 from kg.normalize import normalize_entity
 from kg.paths import most_probable_paths
@@ -65,7 +65,8 @@ class ThreeStageRetriever:
         p = THREE_STAGE.values(params)
         ex = Explanation(method="hybrid ranking, re-ordered by a graph boost and, when earned, PageRank expansion")
         depth = max(int(p["pool"]), top_k + 1)
-        fused, ranks = hybrid_search(self.dense, self.lexical, self.embedder, question, expansions, 100, 60, 0.33, ex)
+        fused, ranks = hybrid_search(self.dense, self.lexical, self.embedder, question, expansions,
+                                     max(fusion.DEPTH, depth), fusion.RRF_K, fusion.BM25_WEIGHT, ex)
         pool = dict(fused[:depth])
 
         with ex.stage("graph boost", f"x{p['boost']} for passages sharing an entity with the top {top_k} or a "
