@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -60,6 +61,13 @@ def lab_key(case: Case, backend: Backend, config: RunConfig) -> str:
     """Only what the built indexes depend on: query-time settings never change it."""
     return json.dumps([case.name, case.path, case.fingerprint, len(case.triples), backend.kind, backend.base_url,
                        backend.model, backend.extraction_model, backend.embed_model, config.build_key()])
+
+
+def timing(started: float, done: int, total: int) -> str:
+    """'12 s' so far, and once something is done, about how long the rest will take at the same pace."""
+    elapsed = time.perf_counter() - started
+    left = f", about {elapsed / done * (total - done):.0f} s left" if 0 < done < total else ""
+    return f"{elapsed:.0f} s{left}"
 
 
 # -- sidebar: settings ---------------------------------------------------------------------------------------
@@ -224,9 +232,11 @@ def build_lab(case: Case, settings: Settings, config: RunConfig, backend: Backen
 
         def progress(u):
             if u.stage not in bars:
-                bars[u.stage] = st.progress(0.0, text=u.stage)
+                bars[u.stage] = (st.progress(0.0, text=u.stage), time.perf_counter())
+            bar, started = bars[u.stage]
             note = f" · {u.note}" if u.note else ""
-            bars[u.stage].progress(min(1.0, u.done / max(u.total, 1)), text=f"{u.stage}: {u.done}/{u.total}{note}")
+            bar.progress(min(1.0, u.done / max(u.total, 1)),
+                         text=f"{u.stage}: {u.done}/{u.total} · {timing(started, u.done, u.total)}{note}")
             if u.rows:
                 recent.extend(u.rows)
                 rows_box.dataframe(pd.DataFrame(recent[-12:], columns=["passage", "subject", "relation", "object"]
@@ -264,7 +274,7 @@ def cell_graph(lab: Lab) -> None:
         f" (showing {drawn['nodes']} of {drawn['total_nodes']} nodes: the search matches and best-connected first)"
     st.markdown(f"**{drawn['total_nodes']} nodes, {drawn['total_edges']} edges**{md(note)}"
                 + (f" · {drawn['matches']} match(es)" if search else ""))
-    components.html(html, height=580, scrolling=False)
+    components.html(html, height=600, scrolling=False)   # the 560 px graph and its frame, nothing cut off
     st.download_button("Download the graph as GraphML", graphml(build.graph), file_name=f"{lab.case.name}.graphml",
                        mime="application/xml")
 
@@ -408,7 +418,7 @@ def render_explanation(lab: Lab, ex: Explanation) -> None:
         seeds = {index[s.node] for s in ex.seeds if s.node in index}
         st.markdown("**The walk on the graph** (size = PageRank mass, red = seeds)")
         html, _ = graph_html(g, scores=scores, seeds=seeds, max_nodes=80, height="420px")
-        components.html(html, height=440)
+        components.html(html, height=460)
 
 
 # -- cell 6: evaluate ----------------------------------------------------------------------------------------
@@ -422,8 +432,9 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
     if st.button("Run every question"):
         bar = st.progress(0.0, text="questions")
         try:
-            results = lab.evaluate(progress=lambda i, n, _: bar.progress(i / n, text=f"question {i}/{n}"),
-                                   config=config)
+            started = time.perf_counter()
+            results = lab.evaluate(config=config, progress=lambda i, n, _: bar.progress(
+                i / n, text=f"question {i}/{n} · {timing(started, i, n)}"))
             st.session_state["report"] = build_report(lab, results, config)
         except (LLMError, ModelFileError) as exc:
             st.error(f"The model backend failed: {md(exc)}. Answers so far are cached; run again to continue.")
@@ -438,23 +449,47 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
             row[f"{n} correct"] = r["answer_correct"]
         row["why they differ"] = " ".join(q["differences"])
         rows.append(row)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
-    by_type = pd.DataFrame([{"strategy": n, "type": t, "recall": v} for n, m in report["summary"].items()
-                            for t, v in m["recall_by_type"].items()])
-    acc = pd.DataFrame([{"strategy": n, "metric": k, "value": m[k]} for n, m in report["summary"].items()
-                        for k in ("recall", "answer_accuracy") if m[k] is not None])
+    # Every question visible at once: the table is as tall as its rows, long texts wrap.
+    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True, height=38 + 35 * len(rows),
+                 column_config={"question": st.column_config.TextColumn(width="large"),
+                                "why they differ": st.column_config.TextColumn(width="large")})
+    k = report["settings"]["top_k"]
+    by_type = pd.DataFrame([{"strategy": n, "question type": t, f"Recall@{k}": v}
+                            for n, m in report["summary"].items() for t, v in m["recall_by_type"].items()])
+    scores = pd.DataFrame([{"strategy": n, "measure": label, "value": m[key]} for n, m in report["summary"].items()
+                           for key, label in SUMMARY_MEASURES.items() if m.get(key) is not None])
     c1, c2 = st.columns(2)
-    c1.altair_chart(alt.Chart(by_type).mark_bar().encode(x="strategy:N", y=alt.Y("recall:Q", scale=alt.Scale(domain=[0, 1])),
-                                                         column="type:N", color="strategy:N"))
-    c2.altair_chart(alt.Chart(acc).mark_bar().encode(x="strategy:N", y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1])),
-                                                     column="metric:N", color="strategy:N"))
-    st.dataframe(pd.DataFrame([{"strategy": n, **{k: v for k, v in m.items() if k != "recall_by_type"}}
-                               for n, m in report["summary"].items()]), hide_index=True)
+    c1.markdown(f"**Recall@{k} by question type**")
+    c1.altair_chart(grouped_bars(by_type, "question type", f"Recall@{k}"), use_container_width=True)
+    c2.markdown("**Recall and answers**")
+    c2.altair_chart(grouped_bars(scores, "measure", "value"), use_container_width=True)
+    st.dataframe(pd.DataFrame([{"strategy": n, **{SUMMARY_COLUMNS.get(key, key): v for key, v in m.items()
+                                                  if key != "recall_by_type"}}
+                               for n, m in report["summary"].items()]), hide_index=True, use_container_width=True)
     d1, d2 = st.columns(2)
     d1.download_button("Download JSON report", json.dumps(report, indent=2, ensure_ascii=False),
                        file_name=f"{lab.case.name}-report.json", mime="application/json")
     d2.download_button("Download Markdown report", to_markdown(report), file_name=f"{lab.case.name}-report.md",
                        mime="text/markdown")
+
+
+SUMMARY_MEASURES = {"recall": "Recall@k", "answer_accuracy": "Answer accuracy (key facts)",
+                    "answer_accuracy_strict": "Strict accuracy", "judge_accuracy": "LLM judge accuracy"}
+SUMMARY_COLUMNS = {"questions": "Questions", "scored_questions": "Questions with gold", "recall": "Recall@k",
+                   "answer_accuracy": "Answer accuracy (key facts)", "answer_accuracy_strict": "Strict accuracy",
+                   "key_fact_share": "Key facts found (mean share)", "no_answer_rate": "No answer",
+                   "answer_f1": "Answer F1", "judge_accuracy": "LLM judge accuracy",
+                   "judge_agreement": "Judge agrees with key facts", "median_retrieval_ms": "Median retrieval ms",
+                   "median_answer_ms": "Median answer ms"}
+
+
+def grouped_bars(data: pd.DataFrame, group: str, value: str) -> alt.Chart:
+    """One group of bars per category, a bar per strategy, on a 0-1 scale; labels horizontal."""
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X(f"{group}:N", title=None, axis=alt.Axis(labelAngle=0, labelLimit=160)),
+        xOffset="strategy:N", y=alt.Y(f"{value}:Q", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("strategy:N", legend=alt.Legend(orient="bottom")),
+        tooltip=["strategy", group, value]).properties(height=260)
 
 
 def main() -> None:

@@ -81,15 +81,20 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
                      dashes=kind == "synonym", color="#bbbbbb" if kind == "mention" else
                      "#9467bd" if kind == "synonym" else "#555555")
         drawn += 1
+    # Labels drawn large with a white halo so they stay readable once the whole graph is fitted into the frame.
     net.set_options('{"physics": {"stabilization": {"iterations": 150}, "barnesHut": {"springLength": 110}},'
-                    ' "interaction": {"hover": true, "tooltipDelay": 120}}')
+                    ' "nodes": {"font": {"size": 18, "strokeWidth": 4, "strokeColor": "#ffffff"}},'
+                    ' "interaction": {"hover": true, "tooltipDelay": 120, "navigationButtons": false}}')
     html = net.generate_html(notebook=False)
     # pyvis's template also pulls Bootstrap from a CDN for menus we do not use: drop every remote resource so
     # the page renders offline without waiting on blocked connections.
     html = _REMOTE_SCRIPT.sub("", html)
     html = _REMOTE_LINK.sub("", html)
-    # A graph inside a hidden tab or expander lays out at zero width: refit whenever the frame resizes.
-    html = html.replace("</body>", "<script>window.addEventListener('resize', function () {"
-                                   " if (typeof network !== 'undefined') { network.fit(); } });</script></body>")
+    # Zoom to fit once the layout settles; a graph inside a hidden tab or expander lays out at zero width, so
+    # refit whenever the frame resizes too.
+    html = html.replace("</body>", "<script>if (typeof network !== 'undefined') {"
+                                   " network.once('stabilizationIterationsDone', function () { network.fit(); });"
+                                   " window.addEventListener('resize', function () { network.fit(); }); }"
+                                   "</script></body>")
     return html, {"nodes": len(nodes), "edges": drawn, "total_nodes": graph.n_nodes,
                   "total_edges": g.number_of_edges(), "matches": len(matches)}

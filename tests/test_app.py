@@ -58,6 +58,13 @@ def test_app_solves_the_bundled_case(app_env, backend):
     at.selectbox(key="question_choice").set_value(other).run()
     assert not at.exception and not answers(at)
     assert not any("top-4" in s.value for s in at.subheader)
+    # Cell 6: every question, with the line that says why the strategies differ, and human column names.
+    next(b for b in at.button if b.label == "Run every question").click().run()
+    assert not at.exception and not at.error
+    table = next(df.value for df in at.dataframe if "why they differ" in df.value.columns)
+    assert len(table) == 14 and table["why they differ"].str.len().min() > 0
+    summary = next(df.value for df in at.dataframe if "Answer accuracy (key facts)" in df.value.columns)
+    assert list(summary["strategy"]) == list(THREE)
 
 
 def answers(at) -> list[str]:
