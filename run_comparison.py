@@ -220,12 +220,12 @@ def print_summary(report: dict) -> None:
     k = report["settings"]["top_k"]
     print(f"\nSummary ({report['case']['title']}, top-{k}; accuracy by key facts, strict = whole-answer match):")
     print(f"  {'strategy':<13} {'Recall@' + str(k):>9} {'accuracy':>9} {'strict':>7} {'no answer':>10} "
-          f"{'retrieval ms':>13}  recall by type")
+          f"{'retrieval ms':>13} {'LLM ms':>9}  recall by type")
     for name, m in report["summary"].items():
         fmt = lambda v: "-" if v is None else f"{v:.2f}"
         by = ", ".join(f"{t} {fmt(v)}" for t, v in m["recall_by_type"].items())
         print(f"  {name:<13} {fmt(m['recall']):>9} {fmt(m['answer_accuracy']):>9} {fmt(m['answer_accuracy_strict']):>7} "
-              f"{fmt(m['no_answer_rate']):>10} {fmt(m['median_retrieval_ms']):>13}  {by}")
+              f"{fmt(m['no_answer_rate']):>10} {fmt(m['median_retrieval_ms']):>13} {fmt(m['median_llm_ms']):>9}  {by}")
 
 
 if __name__ == "__main__":

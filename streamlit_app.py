@@ -40,6 +40,11 @@ def md(text: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
 
 
+def code(text: str) -> str:
+    """Text shown as written, in a code span (no Markdown, no links)."""
+    return "`" + str(text).replace("`", "'") + "`"
+
+
 # -- resources shared by every session (cache owned by this one place) ----------------------------------------
 @st.cache_resource(show_spinner=False)
 def backend_for(settings: Settings) -> Backend:
@@ -172,14 +177,16 @@ def cell_models(settings: Settings) -> Backend | None:
     except (LLMError, ModelFileError, ValueError) as exc:
         st.error(f"No model backend: {md(exc)}")
         return None
+    # The reason holds URLs: a code span shows them as written (escaped Markdown inside a URL shows backslashes).
     if backend.kind == "embedded" and settings.backend == "auto":
-        st.warning(f"The configured server did not answer, so the embedded model is used. {md(backend.reason)}")
+        st.warning(f"The configured server did not answer, so the embedded model is used: {code(backend.reason)}")
     else:
-        st.success(f"Using {backend.kind}: {md(backend.reason)}")
-    cols = st.columns(3)
-    cols[0].metric("Answer model", backend.model)
-    cols[1].metric("Extraction model", backend.extraction_model)
-    cols[2].metric("Embeddings", backend.embed_model)
+        st.success(f"Using {backend.kind}: {code(backend.reason)}")
+    st.dataframe(pd.DataFrame([{"role": "answers (and the LLM steps of retrieval)", "model": backend.model},
+                               {"role": "OpenIE (triples for the graph)", "model": backend.extraction_model},
+                               {"role": "embeddings", "model": backend.embed_model}]),
+                 hide_index=True, use_container_width=True)
+    st.sidebar.caption(f"In use: {backend.kind} at {code(backend.base_url)}")
     return backend
 
 
@@ -351,7 +358,7 @@ def comparison_table(lab: Lab, result: QuestionResult, gold: set[str]) -> None:
                      "answer": r.answer if r.answer is not None else "",
                      "matches expected": {True: "yes", False: "no", None: ""}[
                          r.answer_scores["correct"] if r.answer_scores else None],
-                     "retrieval ms": round(r.retrieval_ms, 1)})
+                     "retrieval ms": round(r.retrieval_ms, 1), "LLM ms": round(r.llm_ms, 1)})
     st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True,
                  column_config={"answer": st.column_config.TextColumn(width="large")})
 
@@ -359,7 +366,7 @@ def comparison_table(lab: Lab, result: QuestionResult, gold: set[str]) -> None:
 def strategy_column(lab: Lab, strategy: Strategy, r: StrategyResult, gold: set[str], top_k: int) -> None:
     st.subheader(strategy.label)
     recall = "" if r.recall is None else f" · Recall@{top_k} {r.recall:.2f}"
-    st.caption(md(strategy.description) + recall)
+    st.caption(md(strategy.description) + recall + f" · retrieval {r.retrieval_ms:,.0f} ms, LLM {r.llm_ms:,.0f} ms")
     rows = [{"gold": "yes" if lab.case.passage(pid).doc_id in gold else "", "passage": pid,
              "title": lab.case.passage(pid).title, "score": round(score, 4)}
             for pid, score in zip(r.passages, r.scores, strict=True)]
@@ -453,6 +460,9 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True, height=38 + 35 * len(rows),
                  column_config={"question": st.column_config.TextColumn(width="large"),
                                 "why they differ": st.column_config.TextColumn(width="large")})
+    st.markdown("**Why they differ, question by question**")
+    st.markdown("\n".join(f"- **{md(q['id'])}**: {md(' '.join(q['differences']) or 'no difference to explain.')}"
+                           for q in report["questions"]))
     k = report["settings"]["top_k"]
     by_type = pd.DataFrame([{"strategy": n, "question type": t, f"Recall@{k}": v}
                             for n, m in report["summary"].items() for t, v in m["recall_by_type"].items()])
@@ -479,7 +489,8 @@ SUMMARY_COLUMNS = {"questions": "Questions", "scored_questions": "Questions with
                    "answer_accuracy": "Answer accuracy (key facts)", "answer_accuracy_strict": "Strict accuracy",
                    "key_fact_share": "Key facts found (mean share)", "no_answer_rate": "No answer",
                    "answer_f1": "Answer F1", "judge_accuracy": "LLM judge accuracy",
-                   "judge_agreement": "Judge agrees with key facts", "median_retrieval_ms": "Median retrieval ms",
+                   "judge_agreement": "Judge agrees with key facts",
+                   "median_retrieval_ms": "Median retrieval ms (no LLM)", "median_llm_ms": "Median LLM ms",
                    "median_answer_ms": "Median answer ms"}
 
 

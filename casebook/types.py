@@ -120,6 +120,7 @@ class Stage:
     ran: bool = True
     why: str = ""
     ms: float = 0.0
+    llm: bool = False   # the stage called a language model (its time is LLM time, reported apart)
 
 
 @dataclass
@@ -135,13 +136,13 @@ class Explanation:
     fallback: str = ""                                          # why the strategy fell back, if it did
 
     @contextmanager
-    def stage(self, name: str, why: str = "") -> Iterator[None]:
-        """Time a block and record it as a stage that ran."""
+    def stage(self, name: str, why: str = "", llm: bool = False) -> Iterator[None]:
+        """Time a block and record it as a stage that ran (``llm``: it called a language model)."""
         started = time.perf_counter()
         try:
             yield
         finally:
-            self.stages.append(Stage(name, True, why, round((time.perf_counter() - started) * 1000, 3)))
+            self.stages.append(Stage(name, True, why, round((time.perf_counter() - started) * 1000, 3), llm))
 
     def skip(self, name: str, why: str) -> None:
         self.stages.append(Stage(name, False, why))

@@ -125,7 +125,7 @@ class HippoRAGRetriever:
         elif self.chat is None:
             ex.skip("llm filter", "no chat model in this run (retrieval only)")
         else:
-            with ex.stage("llm filter", f"one call to {self.chat.model}"):
+            with ex.stage("llm filter", f"one call to {self.chat.model}", llm=True):
                 kept = self._filter_facts(question, top)
         ex.evidence = [Evidence(g.facts[i].text(g.phrases), round(float(fact_sims[i]), 4), i in kept,
                                 ", ".join(g.facts[i].passages)) for i in top]
@@ -146,7 +146,7 @@ class HippoRAGRetriever:
 
     def _link_v1(self, question: str, ex: Explanation) -> np.ndarray | None:
         g = self.graph
-        with ex.stage("question ner", f"one call to {self.chat.model}"):
+        with ex.stage("question ner", f"one call to {self.chat.model}", llm=True):
             entities = name_question_entities(self.chat.client, self.chat.model, question)
         if not entities or not g.phrases:
             ex.fallback = "no entity found in the question: ranked by dense similarity"

@@ -37,7 +37,8 @@ def build_report(lab: Lab, results: Sequence[QuestionResult], config: RunConfig 
                 "retrieved": s.retrieved, "passages": s.passages, "scores": s.scores, "recall": s.recall,
                 "answer": s.answer, "answer_correct": s.answer_scores["correct"] if s.answer_scores else None,
                 "answer_scores": s.answer_scores, "judge_correct": s.judge_correct,
-                "retrieval_ms": round(s.retrieval_ms, 3), "timings_ms": s.timings_ms, "params": s.params,
+                "retrieval_ms": round(s.retrieval_ms, 3), "llm_ms": round(s.llm_ms, 3), "timings_ms": s.timings_ms,
+                "params": s.params,
                 "explanation": s.explanation.to_dict(),
             } for name, s in r.results.items()}})
     return {
@@ -88,6 +89,7 @@ def summarise(questions: list[dict], strategies: Sequence[str]) -> dict:
             "answer_f1": metrics.safe_mean(g["f1"] for g in graded) if graded else None,
             "judge_accuracy": metrics.safe_mean(float(j) for j in judged) if judged else None,
             "median_retrieval_ms": metrics.safe_median(r["retrieval_ms"] for r in rows),
+            "median_llm_ms": metrics.safe_median(r["llm_ms"] for r in rows),
             "median_answer_ms": metrics.safe_median(r["timings_ms"].get("answer") for r in rows),
         }
     return out
@@ -129,13 +131,14 @@ def to_markdown(report: dict) -> str:
             lines.append(f"- {name} parameters: {_cell(values)}")
     lines += ["", "## Summary", "",
              "| strategy | Recall@k | answer accuracy (key facts) | strict accuracy | no answer | answer F1 | judge | "
-             "judge agrees | median retrieval ms | median answer ms |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "judge agrees | median retrieval ms (no LLM) | median LLM ms | median answer ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name in names:
         m = report["summary"][name]
         lines.append(f"| {name} | {_fmt(m['recall'])} | {_fmt(m['answer_accuracy'])} | {_fmt(m['answer_accuracy_strict'])} "
                      f"| {_fmt(m['no_answer_rate'])} | {_fmt(m['answer_f1'])} | {_fmt(m['judge_accuracy'])} | "
-                     f"{_fmt(m['judge_agreement'])} | {_fmt(m['median_retrieval_ms'])} | {_fmt(m['median_answer_ms'])} |")
+                     f"{_fmt(m['judge_agreement'])} | {_fmt(m['median_retrieval_ms'])} | {_fmt(m['median_llm_ms'])} | "
+                     f"{_fmt(m['median_answer_ms'])} |")
     types = sorted({t for n in names for t in report["summary"][n]["recall_by_type"]})
     if types:
         lines += ["", "## Recall@k by question type", "", "| strategy | " + " | ".join(types) + " |",

@@ -26,7 +26,7 @@ from .registry import DEFAULT_STRATEGIES, get
 
 log = logging.getLogger(__name__)
 
-NON_RETRIEVAL_STAGES = ("answer", "judge", "expand")
+LLM_STEPS = ("answer", "judge", "expand")   # the runner's own LLM calls, besides the strategies' LLM stages
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,18 @@ class StrategyResult:
     params: dict[str, Value] = field(default_factory=dict)   # the query-time parameters used
 
     @property
+    def llm_stages(self) -> set[str]:
+        return {s.name for s in self.explanation.stages if s.llm} | set(LLM_STEPS)
+
+    @property
     def retrieval_ms(self) -> float:
-        return sum(v for k, v in self.timings_ms.items() if k not in NON_RETRIEVAL_STAGES)
+        """Retrieval's own work, without any LLM call."""
+        return sum(v for k, v in self.timings_ms.items() if k not in self.llm_stages)
+
+    @property
+    def llm_ms(self) -> float:
+        """Time in LLM calls: the strategy's LLM stages, the answer, the judge and query expansion."""
+        return sum(v for k, v in self.timings_ms.items() if k in self.llm_stages)
 
 
 @dataclass

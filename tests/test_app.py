@@ -1,6 +1,7 @@
 """The Streamlit notebook: AppTest in-process, and a real browser (Debian chromium + Playwright)."""
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -107,39 +108,78 @@ def browser(tmp_path):
         b.close()
 
 
-def test_browser_cells_3_to_5(streamlit_server, browser, tmp_path):
-    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+def shoot(page, heading: str, name: str, tmp_path) -> None:
+    """A 1500x1000 screenshot with the cell's heading at the top; copied to SAVE_SCREENSHOTS when set."""
+    page.get_by_role("heading", name=heading).evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(500)
+    shot = tmp_path / name
+    page.screenshot(path=str(shot), full_page=False)
+    assert shot.stat().st_size > 10_000
+    if os.environ.get("SAVE_SCREENSHOTS"):
+        shutil.copy(shot, Path(os.environ["SAVE_SCREENSHOTS"]) / name)
+
+
+def test_browser_walks_cells_1_to_6(streamlit_server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(streamlit_server, wait_until="domcontentloaded")
+    page.get_by_role("heading", name="1 · The case files").wait_for(timeout=120_000)
     picker = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').first
-    picker.wait_for(timeout=120_000)
     picker.locator("input").click()
-    picker.locator("input").fill("Hybrid")
+    picker.locator("input").fill("Vector Graph")   # the AppTest's three strategies: their LLM calls are cached
     page.keyboard.press("Enter")
     page.keyboard.press("Escape")
+    # Cell 3: a progress line with a count shows within 10 s of pressing Build.
     page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
+    page.locator('[data-testid="stProgress"]').filter(has_text=re.compile(r"\d+/\d+")).first.wait_for(
+        timeout=10_000, state="attached")
     page.get_by_text("knowledge graph:").wait_for(timeout=900_000)
-    frame_el = page.locator("iframe").first
-    frame_el.wait_for(state="visible", timeout=60_000)
-    frame = frame_el.content_frame
+    shoot(page, "3 · Build the indexes", "cell3-build.png", tmp_path)
+    # Cell 4: the graph draws offline.
+    frame = page.locator("iframe").first.content_frame
     frame.locator("#mynetwork canvas").wait_for(timeout=60_000)
     assert frame.locator("#mynetwork").evaluate("() => network.body.data.nodes.length") > 10
+    page.wait_for_timeout(2000)   # the layout settles and fits the frame
+    shoot(page, "4 · The knowledge graph", "cell4-graph.png", tmp_path)
+    # Cell 5: three columns under a heading that names the question; an explanation opened.
     page.get_by_role("button", name="Ask", exact=True).click()
-    page.get_by_text("How Hybrid BM25 + vector got there").wait_for(timeout=600_000)
-    for name in ("Naive RAG", "HippoRAG", "Hybrid BM25 + vector"):        # three answer columns
+    page.get_by_text("How Vector Graph RAG got there").wait_for(timeout=600_000)
+    heading = page.get_by_role("heading", name=re.compile(r"^Q\d+ · top-3 · naive, hipporag, vector-graph$"))
+    qid = heading.inner_text().split(" · ")[0]
+    question_box = page.get_by_role("combobox", name="Question")
+    assert question_box.input_value().startswith(f"{qid} [multi-hop]")   # the heading names the selected question
+    for name in THREE.values():
         assert page.get_by_role("heading", name=name, exact=True).is_visible()
-    assert page.locator("text=/^Answer/").count() >= 3
+    answer_marks = page.locator("strong").filter(has_text=re.compile(r"^Answer$"))   # "**Answer**" above each answer
+    assert answer_marks.count() == 3
     page.locator('[data-testid="stVegaLiteChart"]').first.wait_for(timeout=60_000)   # the stage timings
     hippo = page.locator('[data-testid="stExpander"]').filter(has_text="How HippoRAG got there")
     hippo.get_by_text("How HippoRAG got there").click()
-    hippo.get_by_text("Stages", exact=True).wait_for(timeout=30_000)      # the explanation, rendered
-    page.get_by_role("heading", name="5 · Ask a question").scroll_into_view_if_needed()
-    shot = tmp_path / "cell5.png"
-    page.screenshot(path=str(shot), full_page=False)
-    assert shot.stat().st_size > 10_000
+    hippo.get_by_text("Stages", exact=True).wait_for(timeout=30_000)
+    shoot(page, "5 · Ask a question", "cell5-ask.png", tmp_path)
     if os.environ.get("SAVE_SCREENSHOT"):
-        shutil.copy(shot, os.environ["SAVE_SCREENSHOT"])
+        shutil.copy(tmp_path / "cell5-ask.png", os.environ["SAVE_SCREENSHOT"])
+    # A query-time change answers again without a rebuild.
+    page.get_by_role("slider", name="top-k passages").focus()
+    page.keyboard.press("ArrowRight")
+    page.get_by_role("heading", name=re.compile(rf"^{qid} · top-4 · ")).wait_for(timeout=600_000)
+    assert page.get_by_role("button", name="Build the indexes").count() == 0
+    # Another question clears the answers to the last one.
+    question_box.click()
+    question_box.fill("Q11")
+    page.get_by_role("option", name=re.compile(r"^Q11 ")).click()
+    page.wait_for_timeout(3000)
+    assert page.get_by_role("heading", name=re.compile(rf"^{qid} · top-")).count() == 0
+    assert answer_marks.count() == 0
+    # Cell 6: every question, each with its "why they differ" line.
+    page.get_by_role("button", name="Run every question").click()
+    page.get_by_text("Why they differ, question by question").wait_for(timeout=900_000)
+    lines = page.locator("li").filter(has_text=re.compile(r"^Q\d+: ")).all_inner_texts()
+    assert len(lines) == 14 and all(len(line) > 10 for line in lines)
+    shoot(page, "6 · Evaluate the whole case", "cell6-evaluate.png", tmp_path)
+    # No stray Markdown escapes anywhere on the page.
+    assert not re.search(r"\\[.$()\[]", page.inner_text("body"))
     assert not dialogs
 
 

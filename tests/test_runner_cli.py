@@ -50,7 +50,10 @@ def test_runner_end_to_end_with_the_embedded_backend(backend, base_settings, tmp
     assert "ppr" in hippo["timings_ms"] and "search" in naive["timings_ms"]
     # The LLM filter is on by default and this run has a chat model: the explanation says it ran.
     filter_stage = next(st for st in hippo["explanation"]["stages"] if st["name"] == "llm filter")
-    assert filter_stage["ran"] and report["params"]["hipporag"]["llm_filter"] is True
+    assert filter_stage["ran"] and filter_stage["llm"] and report["params"]["hipporag"]["llm_filter"] is True
+    # LLM time is reported apart from retrieval's own work: the filter and the answer count as LLM time.
+    assert hippo["llm_ms"] >= hippo["timings_ms"]["answer"] + hippo["timings_ms"]["llm filter"] - 0.01
+    assert hippo["retrieval_ms"] + hippo["llm_ms"] == pytest.approx(sum(hippo["timings_ms"].values()), abs=0.01)
     assert "bell" in hippo["answer"].lower()   # it had the answer passage; the same model answered both
     assert report["summary"]["hipporag"]["recall"] >= report["summary"]["naive"]["recall"]
     md = to_markdown(report)

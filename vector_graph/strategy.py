@@ -109,7 +109,7 @@ class VectorGraphRetriever:
         if self.backend is None:
             ex.skip("name entities", "no chat model in this run (retrieval only)")
             return []
-        with ex.stage("name entities", f"one call to {self.backend.model}"):
+        with ex.stage("name entities", f"one call to {self.backend.model}", llm=True):
             return name_question_entities(self.backend.client, self.backend.model, question)
 
     def _expand(self, relations: set[str], entities: dict[str, Node], degree: int) -> dict[str, Node]:
@@ -153,7 +153,7 @@ class VectorGraphRetriever:
         if not shown:
             ex.skip("llm rerank", "no candidate relation")
             return set()
-        with ex.stage("llm rerank", f"one call to {self.backend.model} over {len(shown)} relations"):
+        with ex.stage("llm rerank", f"one call to {self.backend.model} over {len(shown)} relations", llm=True):
             chosen = select_relevant(self.backend.client, self.backend.model, question, [n.text for n, _ in shown],
                                      "relation")
         if chosen is None:
