@@ -72,7 +72,8 @@ def test_retrieval_only_run_needs_no_chat_model(base_settings, tmp_path):
     assert all(r["answer"] is None for q in report["questions"] for r in q["results"].values())
     # No chat model: the filter could not run, and the explanation says why instead of pretending.
     stages = report["questions"][0]["results"]["hipporag"]["explanation"]["stages"]
-    assert {"name": "llm filter", "ran": False, "why": "no chat model in this run (retrieval only)", "ms": 0.0} in stages
+    assert {"name": "llm filter", "ran": False, "why": "no chat model in this run (retrieval only)", "ms": 0.0,
+            "llm": False} in stages
 
 
 def test_config_rejects_unknown_strategy_and_bad_k():
