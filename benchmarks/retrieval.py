@@ -33,7 +33,7 @@ CACHED_OPENIE = ROOT / "benchmarks" / "results" / "openie"   # <case>.json: trip
 
 def evaluate(lab: Lab, name: str) -> dict:
     retriever = lab.retrievers[name]
-    params = get(name).split(lab.config.values(name))[1]
+    params = lab.config.query_params(name)
     per_k, by_type, latencies = defaultdict(list), defaultdict(lambda: defaultdict(list)), []
     stages: dict[str, str] = {}
     for q in lab.case.questions:

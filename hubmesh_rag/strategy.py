@@ -59,9 +59,10 @@ class HubmeshRetriever:
                            "cosine passages (hubmesh's fallback)")
         ex.evidence = [Evidence(f"{s.doc.id}: cosine {s.similarity:.3f}, PageRank {s.ppr_score:.5f}",
                                 round(s.composite_score, 6), True, "composite score") for s in result.sources]
-        ex.evidence += [Evidence(f"question mention '{m}'", 1.0, bool(self.kg.query_entity_nodes([m])),
-                                 "linked to the graph" if self.kg.query_entity_nodes([m]) else "not in the graph")
-                        for m in mentions]
+        for m in mentions:
+            known = bool(self.kg.query_entity_nodes([m]))
+            ex.evidence.append(Evidence(f"question mention '{m}'", 1.0, known,
+                                        "linked to the graph" if known else "not in the graph"))
         ex.paths = {path.node_ids[-1][4:]: [self._step(a, b) for a, b in zip(path.node_ids, [*path.node_ids[1:], None],
                                                                             strict=True)]
                     for path in result.reasoning if path.node_ids[-1].startswith("doc:")}

@@ -62,6 +62,14 @@ class RunConfig:
         """Every parameter of ``strategy`` as this run uses it."""
         return get(strategy).values(self.params.get(strategy))
 
+    def build_params(self, strategy: str) -> dict[str, Value]:
+        """The parameters of ``strategy`` that shape its index."""
+        return get(strategy).split(self.values(strategy))[0]
+
+    def query_params(self, strategy: str) -> dict[str, Value]:
+        """The parameters of ``strategy`` that only shape its queries."""
+        return get(strategy).split(self.values(strategy))[1]
+
     def with_assignments(self, assignments: Iterable[str]) -> RunConfig:
         """Apply "strategy.param=value" texts (the CLI's --set)."""
         params = {k: dict(v) for k, v in self.params.items()}
@@ -76,7 +84,7 @@ class RunConfig:
 
     def build_key(self) -> str:
         """What the built indexes depend on: a query-time change leaves it equal, so nothing is rebuilt."""
-        build_params = {s: get(s).split(self.values(s))[0] for s in self.strategies}
+        build_params = {s: self.build_params(s) for s in self.strategies}
         return json.dumps([sorted(self.strategies), self.triples, build_params], sort_keys=True)
 
     def needs_chat(self, case: Case) -> bool:
@@ -143,8 +151,7 @@ class Lab:
         ctx = BuildContext(case=self.case, settings=self.settings, storage=self.storage, embedder=self.embedder,
                            backend=self.backend, triples=cfg.triples, workers=cfg.workers, progress=progress)
         for name in cfg.strategies:
-            strategy = get(name)
-            self.retrievers[name] = strategy.build(ctx, strategy.split(cfg.values(name))[0])
+            self.retrievers[name] = get(name).build(ctx, cfg.build_params(name))
         self.context = ctx
         return ctx.reports
 
@@ -160,7 +167,7 @@ class Lab:
     def accepts(self, config: RunConfig) -> bool:
         """Can ``config`` run on these indexes (it differs at most in query-time settings)?"""
         return all(name in self.retrievers for name in config.strategies) and all(
-            get(n).split(config.values(n))[0] == get(n).split(self.config.values(n))[0] for n in config.strategies) \
+            config.build_params(n) == self.config.build_params(n) for n in config.strategies) \
             and config.triples == self.config.triples
 
     def ask(self, question: Question | str, config: RunConfig | None = None) -> QuestionResult:
@@ -176,7 +183,7 @@ class Lab:
             out.expansions = expand_query(self.backend.client, self.backend.model, q.text)
             expand_ms = (time.perf_counter() - t) * 1000
         for name in cfg.strategies:
-            query_params = get(name).split(cfg.values(name))[1]
+            query_params = cfg.query_params(name)
             retrieval = self.retrievers[name].retrieve(q.text, cfg.top_k, out.expansions, query_params)
             out.results[name] = self._score(q, retrieval, cfg, expand_ms)
             out.results[name].params = query_params

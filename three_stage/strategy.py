@@ -55,6 +55,7 @@ class ThreeStageRetriever:
         for f in graph.facts:
             self.neighbours.setdefault(f.subject, set()).add(f.object)
             self.neighbours.setdefault(f.object, set()).add(f.subject)
+        self.passage_node = {pid: graph.passage_node(j) for j, pid in enumerate(graph.passage_ids)}
         self.linkable = [(i, key) for i, key in enumerate(graph.phrase_keys)
                          if len(key) >= 3 and key not in _NOT_ENTITIES]
 
@@ -77,9 +78,8 @@ class ThreeStageRetriever:
             scores = {pid: s * (float(p["boost"]) if pid in boosted else 1.0) for pid, s in pool.items()}
 
         linked = self._linked(question)
-        ordered = sorted(fused, key=lambda kv: -kv[1])
-        best = ordered[0][1] if ordered else 0.0
-        outside = ordered[top_k][1] if len(ordered) > top_k else 0.0
+        best = fused[0][1] if fused else 0.0                       # fused is best first
+        outside = fused[top_k][1] if len(fused) > top_k else 0.0
         gap = (best - outside) / best if best > 0 else 0.0
         unsure, named = gap < float(p["margin"]), len(linked) >= int(p["min_entities"])
         ppr_mass: dict[str, float] = {}
@@ -98,10 +98,9 @@ class ThreeStageRetriever:
             final = _combine(scores, ppr_mass, float(p["expand_weight"]))[:top_k]
         if ppr_mass:
             seeds = {i for i, _ in linked}
-            g = self.graph
-            index = {pid: j for j, pid in enumerate(g.passage_ids)}
-            paths = most_probable_paths(g, [g.passage_node(index[pid]) for pid, _ in final], seeds)
-            ex.paths = {pid: paths[g.passage_node(index[pid])] for pid, _ in final}
+            g, node = self.graph, self.passage_node
+            paths = most_probable_paths(g, [node[pid] for pid, _ in final], seeds)
+            ex.paths = {pid: paths[node[pid]] for pid, _ in final}
         ex.evidence = [Evidence(f"{pid}: hybrid rank {list(pool).index(pid) + 1 if pid in pool else '-'}"
                                 + (", boosted" if pid in boosted else "")
                                 + (f", PageRank {ppr_mass[pid]:.4f}" if pid in ppr_mass else ""),
