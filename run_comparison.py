@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -15,10 +16,11 @@ from casebook import catalog
 from casebook.loader import CaseError, load_case
 from casebook.storage import Storage
 from casebook.types import ProgressUpdate, Question
+from kg import KNOWLEDGE_GRAPH
 from lab import registry
 from lab.report import build_report, describe_build, to_markdown
 from lab.runner import Lab, RunConfig
-from llm import LLMError, ModelFileError, Settings, connect, embedder_only
+from llm import AuthenticationFailed, LLMError, ModelFileError, ModelNotFound, Settings, connect, embedder_only
 
 
 def parse_args(argv):
@@ -59,13 +61,32 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+def writable(path: Path, flag: str) -> str | None:
+    """Why ``path`` cannot be written, or None."""
+    if path.is_dir():
+        return f"{flag} {path}: is a folder; give a file name"
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        return f"{flag} {path}: the folder {folder} does not exist"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"{flag} {path}: the location is read-only"
+    return None
+
+
 def fail(code: int, message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return code
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
+    try:
+        return run(parse_args(argv))
+    except KeyboardInterrupt:   # caches and indexes are written atomically: what finished is kept
+        print("\nstopped (Ctrl-C); what was finished is saved, the rest runs next time", file=sys.stderr)
+        return 130
+
+
+def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         for module in args.plugin:
@@ -85,6 +106,20 @@ def main(argv=None) -> int:
         return fail(2, str(exc))
     except (KeyError, ValueError) as exc:
         return fail(2, exc.args[0] if exc.args else str(exc))
+    # Everything that can be checked before the work is checked here, so nothing fails after it.
+    problem = next((p for p in (
+        *(writable(path, flag) for flag, path in (("--json", args.json), ("--markdown", args.markdown),
+                                                   ("--graphml", args.graphml)) if path is not None),
+        "--judge grades answers and --retrieval-only makes none: drop one of them"
+        if args.judge and args.retrieval_only else None,
+        "--ask: the question is empty" if any(not a.strip() for a in args.ask) else None,
+        "--graphml: no selected strategy builds a knowledge graph"
+        if args.graphml and not any(KNOWLEDGE_GRAPH in registry.get(n).uses(config.build_params(n))
+                                    for n in config.strategies) else None,
+        f"--triples precomputed: the case {case.name!r} has no triples.json (use --triples llm or auto)"
+        if args.triples == "precomputed" and not case.triples else None) if p), None)
+    if problem:
+        return fail(2, problem)
 
     questions = case.questions
     if args.questions:
@@ -100,6 +135,8 @@ def main(argv=None) -> int:
     try:
         if config.needs_chat(case):
             backend = connect(settings)
+            for model in {backend.model, backend.extraction_model}:   # a wrong name fails now, not after the build
+                backend.client.check_model(model)
             embedder = backend.embedder
             print(backend.describe())
         else:
@@ -134,6 +171,9 @@ def main(argv=None) -> int:
         results = lab.evaluate(questions, progress=lambda i, n, r: bar.update(1) if bar else None)
         if bar:
             bar.close()
+    except (AuthenticationFailed, ModelNotFound) as exc:   # running again cannot help: the settings must change
+        return fail(3, f"the model backend refused the run ({exc}). Check the API key and model name; what was "
+                       f"computed so far is cached.")
     except (LLMError, ModelFileError) as exc:
         return fail(3, f"the model backend failed mid-run ({exc}). Everything computed so far is cached; "
                        f"run the same command again to continue.")

@@ -10,6 +10,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -235,11 +236,14 @@ def build_lab(case: Case, settings: Settings, config: RunConfig, backend: Backen
     bars: dict = {}
     recent: list[tuple[str, ...]] = []
     with st.status("Building...", expanded=True) as status:
+        waiting: dict = {}   # planned stages that have not reported yet
+        bars_box = st.container()
         rows_box = st.empty()
 
         def progress(u):
             if u.stage not in bars:
-                bars[u.stage] = (st.progress(0.0, text=u.stage), time.perf_counter())
+                bar = waiting.pop(u.stage, None) or bars_box.progress(0.0, text=u.stage)
+                bars[u.stage] = (bar, time.perf_counter())
             bar, started = bars[u.stage]
             note = f" · {u.note}" if u.note else ""
             bar.progress(min(1.0, u.done / max(u.total, 1)),
@@ -251,6 +255,9 @@ def build_lab(case: Case, settings: Settings, config: RunConfig, backend: Backen
 
         try:
             lab = Lab(case, settings, config, embedder=backend.embedder, backend=backend)
+            # Every stage listed from the start, so a long first stage does not look like the whole build.
+            waiting.update({stage: bars_box.progress(0.0, text=f"{stage}: 0/{total or '?'} · waiting")
+                            for stage, total in lab.plan()})
             lab.build(progress=progress)
         except (LLMError, ModelFileError) as exc:
             status.update(label="Build stopped: the model backend failed", state="error", expanded=True)
@@ -261,6 +268,8 @@ def build_lab(case: Case, settings: Settings, config: RunConfig, backend: Backen
             status.update(label="Build failed", state="error", expanded=True)
             st.error(md(exc))
             return None
+        for stage, bar in waiting.items():
+            bar.progress(1.0, text=f"{stage}: nothing to do (reused what was saved)")
         status.update(label="Indexes ready", state="complete", expanded=False)
     return lab
 
@@ -315,15 +324,17 @@ def cell_ask(lab: Lab, config: RunConfig) -> None:
         asked = st.session_state["asked"] = (case.fingerprint, question.id, question.text)
     result: QuestionResult | None = st.session_state.get("answer")
     if asked and (result is None or result.config != config):   # a query-time change re-asks, never rebuilds
+        live = st.empty()   # each answer as it streams; replaced by the full results once every strategy is done
         try:
             with st.spinner("Retrieving and answering..."):
-                result = st.session_state["answer"] = lab.ask(question, config)
+                result = st.session_state["answer"] = lab.ask(question, config, on_answer=streamer(live.container()))
         except (LLMError, ModelFileError) as exc:
             st.error(f"The model backend failed: {md(exc)}")
             return
         except ValueError as exc:
             st.error(md(exc))
             return
+        live.empty()
     if result is None:
         return
     q = result.question
@@ -346,6 +357,18 @@ def cell_ask(lab: Lab, config: RunConfig) -> None:
             if len(result.results) > MAX_COLUMNS:
                 strategy_column(lab, REGISTRY[name], r, gold, result.config.top_k)
             render_explanation(lab, r.explanation)
+
+
+def streamer(area) -> Callable[[str, str], None]:
+    """An ``on_answer`` callback that shows each strategy's answer in ``area`` as its words arrive."""
+    shown: dict[str, tuple] = {}
+
+    def on_answer(name: str, piece: str) -> None:
+        box, text = shown.get(name) or (area.empty(), "")
+        text += piece
+        shown[name] = (box, text)
+        box.markdown(f"**{md(REGISTRY[name].label)} (streaming):** {md(text)}")
+    return on_answer
 
 
 def comparison_table(lab: Lab, result: QuestionResult, gold: set[str]) -> None:
@@ -392,7 +415,9 @@ def timing_chart(result: QuestionResult) -> None:
         st.altair_chart(alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
             x=alt.X("sum(ms):Q", title="milliseconds"), y=alt.Y("strategy:N", title=None),
             color=alt.Color("stage:N", legend=alt.Legend(orient="bottom", columns=6)),
-            tooltip=["strategy", "stage", "ms"]).properties(height=40 + 30 * len(result.results)),
+            tooltip=["strategy", "stage", "ms"]).properties(
+                height=40 + 30 * len(result.results),
+                usermeta={"embedOptions": {"renderer": "svg"}}),   # SVG: the legend is text on the page
             use_container_width=True)
 
 

@@ -7,7 +7,7 @@ add one.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Generic, TypeVar
 
@@ -106,6 +106,9 @@ class Product(Generic[T]):
     """Work several strategies share (the knowledge graph): made once per build, passed to whoever asks."""
     name: str
     make: Callable[[BuildContext], T]
+    # The progress stages ``make`` may report, with their totals as known before it starts (0: known later),
+    # so a progress view can list every stage from the start.
+    plan: Callable[[BuildContext], tuple[tuple[str, int], ...]] = lambda ctx: ()
 
 
 @dataclass
@@ -128,6 +131,15 @@ class BuildContext:
             self._products[product] = product.make(self)
         return self._products[product]  # type: ignore[return-value]
 
+    def plan(self, products: Sequence[Product]) -> list[tuple[str, int]]:
+        """The progress stages making ``products`` will report, in order, each once."""
+        stages: dict[str, int] = {}
+        for product in products:
+            if product not in self._products:
+                for stage, total in product.plan(self):
+                    stages.setdefault(stage, total)
+        return list(stages.items())
+
     def built(self, product: Product[T]) -> T | None:
         """The product if this build made it, else None (nothing is made)."""
         return self._products.get(product)  # type: ignore[return-value]
@@ -143,6 +155,12 @@ class Strategy:
     params: tuple[Param, ...] = ()
     needs_llm: bool = False      # needs a chat model to build or to query (beyond embeddings)
     uses_triples: bool = False   # builds on the shared knowledge graph (triples from the case file or OpenIE)
+    # The shared products its build asks for: a tuple, or a function of the build-time parameters.
+    products: tuple[Product, ...] | Callable[[Mapping[str, Value]], tuple[Product, ...]] = ()
+
+    def uses(self, build_params: Mapping[str, Value]) -> tuple[Product, ...]:
+        """The shared products a build with these build-time parameters asks for."""
+        return self.products(build_params) if callable(self.products) else self.products
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -71,10 +72,15 @@ def load_case(path: str | Path, name: str | None = None) -> Case:
 
 
 def _read_bytes(path: Path) -> bytes:
+    if not path.is_file():
+        raise CaseError([Problem(str(path), "", "", "is a folder or a special file, not a file")])
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise CaseError([Problem(path.name, "", "", f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")])
-    return path.read_bytes()
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise CaseError([Problem(str(path), "", "", f"cannot be read: {exc.strerror or exc}")]) from None
 
 
 def load_files(files: Iterable[tuple[str, bytes]], name: str = "uploaded", path: str = "") -> Case:
@@ -147,6 +153,9 @@ def _parse_json(c: _Collector, fname: str, data: bytes) -> Any:
     except json.JSONDecodeError as exc:
         c.add(fname, "", "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
         return None
+    except RecursionError:
+        c.add(fname, "", "", "JSON nested too deeply to be a case file")
+        return None
 
 
 def _decode(c: _Collector, fname: str, data: bytes) -> str | None:
@@ -177,6 +186,9 @@ def _string(c: _Collector, fname: str, item: str, obj: dict, key: str, required:
         return None
     value = obj[key]
     if isinstance(value, (int, float)) and not isinstance(value, bool) and key == "id":
+        if not math.isfinite(value):
+            c.add(fname, item, key, f"{value} is not an id; use a string or a whole number")
+            return None
         value = str(value)  # numeric ids are common in exported data
     if not isinstance(value, str):
         c.add(fname, item, key, f"expected a string, got {_kind(value)}")
@@ -207,6 +219,10 @@ def _documents(c: _Collector, fname: str, value: Any) -> list[Document]:
     docs = []
     for item, obj in _objects(c, fname, value, "documents"):
         doc_id = _string(c, fname, item, obj, "id")
+        if doc_id and "#" in doc_id:   # passage ids are "<doc id>#<n>": a '#' in a document id could clash
+            c.add(fname, item, "id", f"{doc_id!r} contains '#', which marks the parts of a long document "
+                                     "(D1#2); use another character")
+            doc_id = None
         text = _string(c, fname, item, obj, "text", max_chars=MAX_DOCUMENT_CHARS)
         title = _string(c, fname, item, obj, "title", required=False)
         if doc_id and text:

@@ -18,6 +18,8 @@ class Storage:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", Path(self.data_dir))
+        if self.data_dir.exists() and not self.data_dir.is_dir():
+            raise ValueError(f"DETECTIVE_DATA_DIR={self.data_dir} is a file; it must be a folder (or not exist)")
         if not 0 < self.chroma_port < 65536:
             raise ValueError(f"CHROMA_PORT must be a port number (1-65535), not {self.chroma_port}")
 

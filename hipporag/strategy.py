@@ -11,8 +11,8 @@ from .retriever import ChatModel, HippoConfig, HippoRAGRetriever
 _D = HippoConfig()
 DAMPING = Param("damping", _D.damping, "PPR damping: probability of following an edge at each step "
                 "(nx.pagerank's alpha)", minimum=0.05, maximum=0.95, step=0.05)
-ENGINE = Param("engine", _D.engine, "PageRank engine: sparse (CSR power iteration, fast) or networkx "
-               "(nx.pagerank itself, the reference)", choices=ENGINES)
+ENGINE = Param("engine", _D.engine, "PageRank engine: sparse (CSR power iteration, fast), sparse32 "
+               "(the same in float32, for very large graphs) or networkx (nx.pagerank itself, the reference)", choices=ENGINES)
 EXPLAIN = Param("explain", _D.explain, "compute, for every retrieved passage, the most probable path from a seed")
 V2_PARAMS = (
     Param("top_facts", _D.top_facts, "facts linked per query (the question and each expansion)", minimum=1,
@@ -35,8 +35,9 @@ def _builder(linking: str):
 
 HIPPORAG = Strategy(
     "hipporag", "HippoRAG", "Facts linked by embedding seed a Personalized PageRank walk over the knowledge graph "
-    "(HippoRAG 2 linking).", _builder("v2"), params=V2_PARAMS, uses_triples=True)
+    "(HippoRAG 2 linking).", _builder("v2"), params=V2_PARAMS, uses_triples=True,
+    products=(KNOWLEDGE_GRAPH,))
 HIPPORAG_V1 = Strategy(
     "hipporag-v1", "HippoRAG v1", "An LLM names the question's entities; each links to its closest graph node; "
     "phrase-only PageRank (the seed article's method).", _builder("v1"), params=(DAMPING, ENGINE, EXPLAIN),
-    needs_llm=True, uses_triples=True)
+    needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH,))

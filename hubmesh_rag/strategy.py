@@ -110,4 +110,4 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> HubmeshRetriever:
 HUBMESH = Strategy(
     "hubmesh", "hubmesh", "Entity-document graph from spaCy NER (no LLM); PageRank from the question's entities "
     "fused with cosine relevance by the hubmesh package; zero LLM tokens per query (seed 002).", build,
-    params=PARAMS)
+    params=PARAMS, products=lambda p: (VECTOR_INDEX, KNOWLEDGE_GRAPH) if p["entities"] == "openie" else (VECTOR_INDEX,))

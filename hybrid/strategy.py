@@ -48,4 +48,5 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> HybridRetriever:
 
 
 HYBRID = Strategy("hybrid", "Hybrid BM25 + vector", "BM25 and dense cosine rankings fused by Reciprocal Rank "
-                  "Fusion (seed 004).", build, params=(RRF_K, DEPTH, BM25_WEIGHT))
+                  "Fusion (seed 004).", build, params=(RRF_K, DEPTH, BM25_WEIGHT),
+                  products=(VECTOR_INDEX, BM25_INDEX))

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,14 +51,21 @@ def open_chroma(storage: Storage):
     folder = Path(storage.data_dir) / "chroma"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        client = chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
+        with _OPENING:   # chromadb's per-path client registry is not thread-safe: two sessions opening at once
+            client = chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
         client.list_collections()
     except Exception as exc:
         raise IndexStoreError(_rebuild_hint(folder, exc)) from None
     return client
 
 
+_OPENING = threading.Lock()
+
+
 def _rebuild_hint(folder: Path, exc: Exception) -> str:
+    if folder.is_dir() and not os.access(folder, os.W_OK):
+        return (f"the Chroma folder {folder} is read-only ({type(exc).__name__}); make it writable, or set "
+                "DETECTIVE_DATA_DIR to a writable folder")
     return (f"the Chroma folder {folder} cannot be used ({type(exc).__name__}: {str(exc)[:200]}); it may come "
             f"from another chromadb version or be damaged. Delete it to rebuild the vector index: rm -rf '{folder}'")
 
@@ -87,18 +96,38 @@ class VectorIndex:
     def __init__(self, client, case_name: str, embedder: Embedder, folder_hint: str = "", identity: str = ""):
         self.client, self.embedder = client, embedder
         self.name = collection_name(case_name, embedder.name, identity)
-        self._folder_hint = folder_hint
+        self._folder_hint, self._metadata = folder_hint, {"case": case_name[:200], "embed_model": embedder.name}
         try:
-            self.collection = client.get_or_create_collection(
-                self.name, embedding_function=None,
-                configuration={"hnsw": {"space": "cosine"}},
-                metadata={"case": case_name[:200], "embed_model": embedder.name})
+            self.collection = self._open()
         except Exception as exc:
             raise IndexStoreError(_rebuild_hint(Path(folder_hint or "the Chroma store"), exc)) from None
 
+    def _open(self):
+        return self.client.get_or_create_collection(self.name, embedding_function=None,
+                                                    configuration={"hnsw": {"space": "cosine"}},
+                                                    metadata=self._metadata)
+
     def sync(self, passages: Sequence[Passage], progress: Progress | None = None,
              batch_size: int = 64) -> SyncReport:
-        """Make the collection hold exactly ``passages``, embedding only what is new or changed."""
+        """Make the collection hold exactly ``passages``, embedding only what is new or changed.
+
+        A collection Chroma cannot read (damaged files) is dropped and built again, with a warning.
+        """
+        try:
+            return self._sync(passages, progress, batch_size)
+        except Exception as exc:   # chromadb raises InternalError and others on damaged segment files
+            if not type(exc).__module__.startswith("chromadb"):
+                raise   # an embedder's failure says nothing about the collection: keep it
+            log.warning("the vector index %s cannot be read (%s: %s); building it again", self.name,
+                        type(exc).__name__, str(exc)[:200])
+            try:
+                self.client.delete_collection(self.name)
+                self.collection = self._open()
+            except Exception as exc2:
+                raise IndexStoreError(_rebuild_hint(Path(self._folder_hint or "the Chroma store"), exc2)) from None
+            return self._sync(passages, progress, batch_size)
+
+    def _sync(self, passages: Sequence[Passage], progress: Progress | None, batch_size: int) -> SyncReport:
         started = time.perf_counter()
         report = SyncReport()
         existing = self._existing_hashes()
@@ -124,6 +153,9 @@ class VectorIndex:
             done += len(batch)
             if progress:
                 progress(ProgressUpdate(STAGE, done, len(passages), f"{report.embedded} embedded"))
+        if passages:   # one search reads the vector segment: damage shows now, not at the first question
+            probe = self.collection.get(limit=1, include=["embeddings"])["embeddings"]
+            self.collection.query(query_embeddings=np.asarray(probe[:1], dtype=np.float32), n_results=1)
         report.elapsed_ms = (time.perf_counter() - started) * 1000
         log.info("vector index %s: %s", self.name, report)
         return report
@@ -158,7 +190,8 @@ class VectorIndex:
 
 def _make(ctx: BuildContext) -> VectorIndex:
     """The case's passages in Chroma, synced for this build (shared by every strategy that searches vectors)."""
-    index = VectorIndex(open_chroma(ctx.storage), ctx.case.name, ctx.embedder, identity=ctx.case.identity)
+    index = VectorIndex(open_chroma(ctx.storage), ctx.case.name, ctx.embedder, identity=ctx.case.identity,
+                        folder_hint="" if ctx.storage.chroma_host else str(ctx.storage.data_dir / "chroma"))
     sync = index.sync(ctx.case.passages, progress=ctx.progress)
     ctx.reports.append(BuildReport(
         name=STAGE, elapsed_ms=round(sync.elapsed_ms, 1), reused=sync.embedded == 0 and sync.deleted == 0,
@@ -168,4 +201,4 @@ def _make(ctx: BuildContext) -> VectorIndex:
     return index
 
 
-VECTOR_INDEX: Product[VectorIndex] = Product(STAGE, _make)
+VECTOR_INDEX: Product[VectorIndex] = Product(STAGE, _make, lambda ctx: ((STAGE, len(ctx.case.passages)),))

@@ -14,7 +14,7 @@ from casebook.types import Passage, Progress, Triple
 from llm import Embedder, OpenAIClient
 
 from . import openie
-from .graph import KnowledgeGraph, build_graph, graph_key, load_graph, save_graph
+from .graph import EMBED_STAGES, KnowledgeGraph, build_graph, graph_key, load_graph, save_graph
 
 log = logging.getLogger(__name__)
 
@@ -76,16 +76,37 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
         result = openie.extract(client, extraction_model, passages, workers=workers, progress=progress)
         tuples = result.triples()
     graph = build_graph(tuples, passages, embedder, progress=progress)
-    save_graph(graph, folder, key)
+    if graph.facts or not passages:   # a case with passages and no fact is a failed extraction, not its graph
+        try:
+            save_graph(graph, folder, key)
+        except OSError as exc:   # the graph is still good for this run
+            log.warning("cannot save the graph in %s (%s): it is used for this run only and built again next "
+                        "time; make the folder writable or set DETECTIVE_DATA_DIR", folder,
+                        "read-only" if isinstance(exc, PermissionError) else exc.strerror or exc)
+    else:
+        log.warning("no fact was extracted from %d passages: the graph is used for this run but not saved, so the "
+                    "next build extracts again", len(passages))
     return GraphBuild(graph=graph, key=key, loaded=False, triples_source=source, openie=result,
                       elapsed_ms=(time.perf_counter() - started) * 1000,
                       failures=result.failures if result else [])
 
 
+def _triples_from_file(ctx: BuildContext) -> bool:
+    return ctx.triples == "precomputed" or (ctx.triples == "auto" and bool(ctx.case.triples))
+
+
+def _plan(ctx: BuildContext) -> tuple[tuple[str, int], ...]:
+    """OpenIE (unless the case file has the triples), then the embeddings; a graph saved before reports none."""
+    n = len(ctx.case.passages)
+    entities, facts, passages = EMBED_STAGES
+    extraction = () if _triples_from_file(ctx) else ((openie.STAGE, n),)
+    return (*extraction, (entities, 0), (facts, 0), (passages, n))
+
+
 def _make(ctx: BuildContext) -> GraphBuild:
     """The case's graph for this build: triples from the case file, or OpenIE by the extraction model."""
     case = ctx.case
-    use_file = ctx.triples == "precomputed" or (ctx.triples == "auto" and bool(case.triples))
+    use_file = _triples_from_file(ctx)
     if ctx.triples == "precomputed" and not case.triples:
         raise ValueError(f"--triples precomputed: the case {case.name!r} has no triples.json")
     if not use_file and ctx.backend is None:
@@ -105,4 +126,4 @@ def _make(ctx: BuildContext) -> GraphBuild:
     return build
 
 
-KNOWLEDGE_GRAPH: Product[GraphBuild] = Product("knowledge graph", _make)
+KNOWLEDGE_GRAPH: Product[GraphBuild] = Product("knowledge graph", _make, _plan)

@@ -11,6 +11,7 @@ import logging
 import os
 import tempfile
 import time
+import zipfile
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 GRAPH_FORMAT = 2
 SYNONYM_THRESHOLD = 0.8
 SYNONYM_TOP_K = 10
+EMBED_STAGES = ("embed entities", "embed facts", "embed passages")   # build_graph's progress stages, in order
 
 @dataclass
 class Fact:
@@ -56,7 +58,7 @@ class KnowledgeGraph:
     embed_model: str
     meta: dict = field(default_factory=dict)
     _nx: nx.Graph | None = field(default=None, repr=False)
-    _ppr: PPRMatrix | None = field(default=None, repr=False)
+    _ppr: dict[str, PPRMatrix] = field(default_factory=dict, repr=False)   # by engine, built on first use
     _relations: dict | None = field(default=None, repr=False)
 
     # Node numbering for PPR: phrases first, then passages.
@@ -112,18 +114,24 @@ class KnowledgeGraph:
 
     @property
     def ppr(self) -> PPRMatrix:
-        if self._ppr is None:
+        return self._matrix("sparse")
+
+    def _matrix(self, engine: str) -> PPRMatrix:
+        if engine not in self._ppr:
             rows, cols, w, _ = self.edges()
-            self._ppr = PPRMatrix(self.n_nodes, rows, cols, w)
-        return self._ppr
+            self._ppr[engine] = PPRMatrix(self.n_nodes, rows, cols, w,
+                                          dtype=np.float32 if engine == "sparse32" else np.float64)
+        return self._ppr[engine]
 
     def pagerank(self, personalization: np.ndarray, damping: float, engine: str = "sparse",
-                 tol: float = 1e-10) -> PPRResult:
-        """Personalized PageRank over every node: ``sparse`` (CSR power iteration, fast) or ``networkx``."""
-        if engine == "sparse":
-            return self.ppr.run(personalization, damping=damping, tol=tol)
+                 tol: float | None = None) -> PPRResult:
+        """Personalized PageRank over every node: ``sparse`` (CSR power iteration in float64), ``sparse32``
+        (float32: half the memory traffic, scores within ~1e-7) or ``networkx`` (nx.pagerank, the reference)."""
+        if engine in ("sparse", "sparse32"):
+            return self._matrix(engine).run(personalization, damping=damping, tol=tol)
         if engine == "networkx":
-            return networkx_pagerank(self.to_networkx(), personalization, damping=damping, tol=tol)
+            return networkx_pagerank(self.to_networkx(), personalization, damping=damping,
+                                     tol=1e-10 if tol is None else tol)
         raise ValueError(f"PageRank engine must be one of {', '.join(ENGINES)}, not {engine!r}")
 
     def to_networkx(self) -> nx.Graph:
@@ -202,9 +210,10 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
             progress(ProgressUpdate(stage, len(texts), len(texts)))
         return np.asarray(out, dtype=np.float32)
 
-    phrase_vectors = embed("embed entities", phrases)
-    fact_vectors = embed("embed facts", [f.text(phrases) for f in facts])
-    passage_vectors = embed("embed passages", [p.embedding_text for p in passages])
+    entities_stage, facts_stage, passages_stage = EMBED_STAGES
+    phrase_vectors = embed(entities_stage, phrases)
+    fact_vectors = embed(facts_stage, [f.text(phrases) for f in facts])
+    passage_vectors = embed(passages_stage, [p.embedding_text for p in passages])
     synonyms = synonym_pairs(phrase_vectors, phrase_keys, synonym_threshold, synonym_top_k)
     return KnowledgeGraph(phrases=phrases, phrase_keys=phrase_keys, passage_ids=[p.id for p in passages],
                           facts=facts, phrase_passages=[sorted(s) for s in phrase_passages], synonyms=synonyms,
@@ -267,6 +276,23 @@ def save_graph(graph: KnowledgeGraph, folder: Path, key: str) -> None:
     os.replace(json_tmp, folder / f"{key}.json")  # last: its presence means both files are complete
 
 
+def _inconsistency(g: KnowledgeGraph) -> str:
+    """What makes a loaded graph unusable (counts or node numbers that do not match), or ''."""
+    n_phrases = len(g.phrases)
+    if not (len(g.phrase_keys) == len(g.phrase_passages) == n_phrases == len(g.phrase_vectors)):
+        return "inconsistent: its entity lists and vectors differ in length"
+    if len(g.facts) != len(g.fact_vectors) or len(g.passage_ids) != len(g.passage_vectors):
+        return "inconsistent: its facts or passages do not match their vectors"
+    if any(not (0 <= f.subject < n_phrases and 0 <= f.object < n_phrases) for f in g.facts) or any(
+            not (0 <= a < n_phrases and 0 <= b < n_phrases) for a, b, _ in g.synonyms):
+        return "inconsistent: a fact or synonym points past the entity list"
+    known = set(g.passage_ids)
+    if any(pid not in known for f in g.facts for pid in f.passages) or any(
+            pid not in known for ps in g.phrase_passages for pid in ps):
+        return "inconsistent: a fact or entity names a passage the graph does not have"
+    return ""
+
+
 def _tmp(folder: Path, suffix: str) -> str:
     fd, name = tempfile.mkstemp(dir=folder, suffix=suffix + ".tmp")
     os.close(fd)
@@ -291,8 +317,11 @@ def load_graph(folder: Path, key: str) -> KnowledgeGraph | None:
             synonyms=[(a, b, s) for a, b, s in doc["synonyms"]], phrase_vectors=vectors["phrases"],
             fact_vectors=vectors["facts"], passage_vectors=vectors["passages"], embed_model=doc["embed_model"],
             meta=doc.get("meta", {}))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        log.warning("saved graph %s is unreadable (%s); rebuilding it", jpath, exc)
+        problem = _inconsistency(graph)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile) as exc:
+        problem = f"unreadable ({type(exc).__name__}: {exc})"
+    if problem:
+        log.warning("the saved graph %s is %s; building it again", jpath, problem)
         return None
     log.info("loaded graph %s in %.0f ms", key, (time.perf_counter() - started) * 1000)
     return graph

@@ -21,6 +21,7 @@ from .normalize import normalize_entity
 log = logging.getLogger(__name__)
 
 PROMPT_VERSION = "openie-v1"
+STAGE = "openie"   # the progress stage of extract()
 
 _EXAMPLE_PASSAGE = ("Dr. Ana Silva joined the Lisbon Maritime Museum in 2015. She later led its restoration of the "
                     "schooner Santa Clara, which reopened to visitors at 9 AM on 4 May 2019 after a $3 million refit.")
@@ -139,7 +140,8 @@ def _mentions(phrase: str, keys: list[str]) -> bool:
 
 def extract_passage(client: OpenAIClient, model: str, passage: Passage) -> PassageExtraction:
     out = PassageExtraction(passage_id=passage.id)
-    ner = chat_json(client, ner_messages(passage.text), model=model, schema=NER_SCHEMA, max_tokens=300)
+    ner = chat_json(client, ner_messages(passage.text), model=model, schema=NER_SCHEMA, max_tokens=300,
+                    check=clean_entities)
     out.llm_calls += ner.calls
     try:
         out.entities = clean_entities(ner.value)
@@ -147,7 +149,7 @@ def extract_passage(client: OpenAIClient, model: str, passage: Passage) -> Passa
         out.failed_stage, out.error, out.raw = "ner", ner.error or str(exc), ner.raw
         return out
     tri = chat_json(client, triple_messages(passage.text, out.entities), model=model, schema=TRIPLE_SCHEMA,
-                    max_tokens=900)
+                    max_tokens=900, check=lambda value: clean_triples(value, out.entities))
     out.llm_calls += tri.calls
     try:
         out.triples = clean_triples(tri.value, out.entities)
@@ -173,7 +175,7 @@ def extract(client: OpenAIClient, model: str, passages: Sequence[Passage], *, wo
             if progress:
                 note = f"{res.passage_id}: " + (f"failed at {res.failed_stage}" if res.failed_stage
                                                  else f"{len(res.triples)} triples")
-                progress(ProgressUpdate("openie", done, len(passages), note,
+                progress(ProgressUpdate(STAGE, done, len(passages), note,
                                         tuple((res.passage_id, *t) for t in res.triples)))
 
     if workers <= 1:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from casebook.types import Passage
@@ -36,9 +36,10 @@ def answer_messages(question: str, passages: Sequence[Passage]) -> list[dict]:
 
 
 def answer(client: OpenAIClient, model: str, question: str, passages: Sequence[Passage],
-           max_tokens: int = 200) -> Answer:
+           max_tokens: int = 200, on_text: Callable[[str], None] | None = None) -> Answer:
+    """The answer from these passages; ``on_text`` sees it as it streams."""
     t = time.perf_counter()
-    result = client.chat(answer_messages(question, passages), model=model, max_tokens=max_tokens)
+    result = client.chat(answer_messages(question, passages), model=model, max_tokens=max_tokens, on_text=on_text)
     return Answer(text=result.text, elapsed_ms=(time.perf_counter() - t) * 1000, cached=result.cached)
 
 
@@ -47,6 +48,11 @@ def judge(client: OpenAIClient, model: str, question: str, expected: str, candid
     out = chat_json(client, [{"role": "system", "content": JUDGE_SYSTEM},
                              {"role": "user", "content": f"Question: {question}\nExpected answer: {expected}\n"
                                                          f"Candidate answer: {candidate}"}],
-                    model=model, schema=JUDGE_SCHEMA, max_tokens=20)
+                    model=model, schema=JUDGE_SCHEMA, max_tokens=20, check=_verdict)
     value = out.value.get("correct") if isinstance(out.value, dict) else None
     return value if isinstance(value, bool) else None
+
+
+def _verdict(value: object) -> None:
+    if not (isinstance(value, dict) and isinstance(value.get("correct"), bool)):
+        raise ValueError('no "correct": true or false')

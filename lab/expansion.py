@@ -25,7 +25,8 @@ def expand_query(client: OpenAIClient, model: str, question: str) -> list[str]:
     out = chat_json(client, [{"role": "system", "content": EXPANSION_SYSTEM},
                              {"role": "user", "content": EXAMPLE_Q},
                              {"role": "assistant", "content": json.dumps(EXAMPLE_A)},
-                             {"role": "user", "content": question}], model=model, schema=SCHEMA, max_tokens=160)
+                             {"role": "user", "content": question}], model=model, schema=SCHEMA, max_tokens=160,
+                   check=_statements)
     items = out.value.get("statements") if isinstance(out.value, dict) else None
     if not isinstance(items, list):
         return []
@@ -35,3 +36,8 @@ def expand_query(client: OpenAIClient, model: str, question: str) -> list[str]:
             seen.add(s.strip().casefold())
             statements.append(" ".join(s.split())[:300])
     return statements[:4]
+
+
+def _statements(value: object) -> None:
+    if not (isinstance(value, dict) and isinstance(value.get("statements"), list)):
+        raise ValueError('no "statements" list')

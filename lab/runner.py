@@ -145,11 +145,20 @@ class Lab:
         self.retrievers: dict[str, Retriever] = {}
         self.context: BuildContext | None = None
 
+    def _context(self, progress: Progress | None = None) -> BuildContext:
+        cfg = self.config
+        return BuildContext(case=self.case, settings=self.settings, storage=self.storage, embedder=self.embedder,
+                            backend=self.backend, triples=cfg.triples, workers=cfg.workers, progress=progress)
+
+    def plan(self) -> list[tuple[str, int]]:
+        """The progress stages build() may report, in order, with their totals (0: known once it gets there)."""
+        cfg = self.config
+        return self._context().plan([p for n in cfg.strategies for p in get(n).uses(cfg.build_params(n))])
+
     def build(self, progress: Progress | None = None) -> list[BuildReport]:
         """Build or load every strategy's index; returns what each build step did."""
         cfg = self.config
-        ctx = BuildContext(case=self.case, settings=self.settings, storage=self.storage, embedder=self.embedder,
-                           backend=self.backend, triples=cfg.triples, workers=cfg.workers, progress=progress)
+        ctx = self._context(progress)
         for name in cfg.strategies:
             self.retrievers[name] = get(name).build(ctx, cfg.build_params(name))
         self.context = ctx
@@ -170,8 +179,12 @@ class Lab:
             config.build_params(n) == self.config.build_params(n) for n in config.strategies) \
             and config.triples == self.config.triples
 
-    def ask(self, question: Question | str, config: RunConfig | None = None) -> QuestionResult:
-        """Retrieve (and unless retrieval-only, answer) one question with every strategy of ``config``."""
+    def ask(self, question: Question | str, config: RunConfig | None = None,
+            on_answer: Callable[[str, str], None] | None = None) -> QuestionResult:
+        """Retrieve (and unless retrieval-only, answer) one question with every strategy of ``config``.
+
+        ``on_answer(strategy, piece)`` sees each answer as it streams from the model.
+        """
         cfg = self._checked(config)
         q = question if isinstance(question, Question) else Question(id="ask", text=str(question), type="free")
         if not q.text.strip():
@@ -185,7 +198,8 @@ class Lab:
         for name in cfg.strategies:
             query_params = cfg.query_params(name)
             retrieval = self.retrievers[name].retrieve(q.text, cfg.top_k, out.expansions, query_params)
-            out.results[name] = self._score(q, retrieval, cfg, expand_ms)
+            stream = (lambda piece, name=name: on_answer(name, piece)) if on_answer else None
+            out.results[name] = self._score(q, retrieval, cfg, expand_ms, stream)
             out.results[name].params = query_params
         out.differences = why_they_differ(self.case, q, out.results)
         return out
@@ -202,7 +216,8 @@ class Lab:
             raise ValueError("these settings need a chat model (answers, expansion or judge), and this lab has none")
         return config
 
-    def _score(self, q: Question, retrieval: Retrieval, cfg: RunConfig, expand_ms: float) -> StrategyResult:
+    def _score(self, q: Question, retrieval: Retrieval, cfg: RunConfig, expand_ms: float,
+               on_text: Callable[[str], None] | None = None) -> StrategyResult:
         passages = [self.case.passage(pid) for pid in retrieval.ids]
         docs = self.case.documents_of(retrieval.ids)
         timings = {k: round(v, 3) for k, v in retrieval.timings_ms.items()}
@@ -210,7 +225,7 @@ class Lab:
             timings["expand"] = round(expand_ms, 1)
         text = scores = judged = None
         if not cfg.retrieval_only:
-            ans = answer_step.answer(self.backend.client, self.backend.model, q.text, passages)
+            ans = answer_step.answer(self.backend.client, self.backend.model, q.text, passages, on_text=on_text)
             text = ans.text
             timings["answer"] = round(ans.elapsed_ms, 1)
             scores = metrics.answer_scores(text, q.expected_answer, q.answers, q.text, q.key_facts,

@@ -13,4 +13,5 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> BM25Retriever:
     return BM25Retriever(ctx.shared(BM25_INDEX))
 
 
-BM25 = Strategy("bm25", "BM25", "Lexical baseline: BM25 word matching, no embeddings.", build)
+BM25 = Strategy("bm25", "BM25", "Lexical baseline: BM25 word matching, no embeddings.", build,
+                products=(BM25_INDEX,))

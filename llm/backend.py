@@ -83,7 +83,7 @@ def connect(settings: Settings) -> Backend:
     server = ensure_server(settings)
     client = OpenAIClient(server.base_url, timeout=settings.request_timeout, max_retries=settings.max_retries,
                           cache=cache, cache_namespace=f"embedded:{server.model}", extra_body=EMBEDDED_SAMPLING,
-                          server_kind="embedded")
+                          server_kind="embedded", progress_deadline=True)
     return Backend(kind="embedded", reason=reason, base_url=server.base_url, client=client, model=server.model,
                    extraction_model=server.model, embedder=_embedder(settings, "embedded", client, cache))
 
@@ -97,8 +97,17 @@ def _embedder(settings: Settings, kind: str, client: OpenAIClient, cache: Respon
             raise ValueError("EMBED_BACKEND=openai needs EMBED_MODEL (the server's embedding model name)")
         inner: Embedder = ServerEmbedder(client, settings.embed_model)
     else:
-        inner = local_embedder()
+        inner = _local(settings)
     return CachingEmbedder(inner, cache)
+
+
+def _local(settings: Settings) -> Embedder:
+    """The local MiniLM, unless the settings name another model (which only a server could serve)."""
+    if settings.embed_model and settings.embed_model != LOCAL_EMBED_MODEL:
+        raise ValueError(f"EMBED_MODEL={settings.embed_model!r} is not the local {LOCAL_EMBED_MODEL}, and no "
+                         "server embeds here: set EMBED_BACKEND=openai with a server that serves it, or leave "
+                         "EMBED_MODEL empty")
+    return local_embedder()
 
 
 def embedder_only(settings: Settings) -> Embedder:
@@ -108,4 +117,4 @@ def embedder_only(settings: Settings) -> Embedder:
         client = OpenAIClient(settings.base_url, api_key=settings.api_key, timeout=settings.request_timeout,
                               max_retries=settings.max_retries, cache=cache)
         return _embedder(settings, "openai", client, cache)
-    return CachingEmbedder(local_embedder(), cache)
+    return CachingEmbedder(_local(settings), cache)

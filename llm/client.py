@@ -10,6 +10,7 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,10 +66,14 @@ class OpenAIClient:
 
     def __init__(self, base_url: str, *, api_key: str = "", timeout: float = 180.0, max_retries: int = 3,
                  backoff: float = 0.5, cache: ResponseCache | None = None, cache_namespace: str | None = None,
-                 extra_body: dict[str, Any] | None = None, server_kind: str = "openai"):
+                 extra_body: dict[str, Any] | None = None, server_kind: str = "openai",
+                 progress_deadline: bool = False):
+        """``progress_deadline``: chat replies stream and ``timeout`` counts from the last byte received, not from
+        the request (for a local model: a slow machine still producing tokens is not a dead server)."""
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
+        self.progress_deadline = progress_deadline
         self.max_retries = max_retries
         self.backoff = backoff
         self.cache = cache
@@ -96,33 +101,47 @@ class OpenAIClient:
         return models[0]
 
     def chat(self, messages: list[Message], *, model: str, max_tokens: int = 512, temperature: float = 0.0,
-             json_schema: dict | None = None, use_cache: bool = True) -> ChatResult:
-        """One chat completion. ``json_schema`` constrains output where the server supports it."""
+             json_schema: dict | None = None, use_cache: bool = True,
+             on_text: Callable[[str], None] | None = None,
+             accept: Callable[[str], bool] | None = None) -> ChatResult:
+        """One chat completion. ``json_schema`` constrains output where the server supports it.
+
+        ``on_text`` receives the reply as it streams, piece by piece (a cached reply in one piece). A reply is
+        cached only when it is not empty and ``accept`` (the caller's check) takes it; a cached reply the check
+        refuses is asked again.
+        """
         self.check_model(model)
         params = {"max_tokens": max_tokens, "temperature": temperature, "schema": json_schema,
                   "extra": self.extra_body}
         key = cache_key("chat", self.cache_namespace, model, messages, params)
         if use_cache and self.cache is not None:
             hit = self.cache.get_chat(key)
-            if hit is not None:
+            if hit is not None and hit.get("text") and (accept is None or accept(hit["text"])):
                 self.usage.add(cache_hits=1)
+                if on_text is not None:
+                    on_text(hit["text"])
                 return ChatResult(text=hit["text"], model=model, cached=True)
+        stream = on_text is not None or self.progress_deadline
         payload: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens,
-                                   "temperature": temperature, "stream": False, **self.extra_body}
+                                   "temperature": temperature, "stream": stream, **self.extra_body}
+        if stream:
+            payload["stream_options"] = {"include_usage": True}
         if json_schema is not None and not self._schema_unsupported:
             # A JSON schema, never response_format json_object: LM Studio answers that with HTTP 400.
             payload["response_format"] = {"type": "json_schema",
                                           "json_schema": {"name": "output", "strict": True,
                                                           "schema": json_schema}}
         started = time.perf_counter()
+        send = (lambda: self._stream_chat(payload, model, on_text)) if stream else \
+            (lambda: self._request("POST", "/chat/completions", payload, model=model))
         try:
-            body = self._request("POST", "/chat/completions", payload, model=model)
+            body = send()
         except BadResponse as exc:
             if "response_format" in payload and exc.status == 400:
                 log.info("%s rejected response_format; retrying without a schema", self.base_url)
                 self._schema_unsupported = True
                 payload.pop("response_format")
-                body = self._request("POST", "/chat/completions", payload, model=model)
+                body = send()
             else:
                 raise
         elapsed = (time.perf_counter() - started) * 1000
@@ -134,7 +153,7 @@ class OpenAIClient:
         self.usage.add(chat_calls=1, prompt_tokens=result.prompt_tokens,
                        cached_prompt_tokens=_count(details.get("cached_tokens")),
                        completion_tokens=result.completion_tokens)
-        if use_cache and self.cache is not None:
+        if use_cache and self.cache is not None and text and (accept is None or accept(text)):
             self.cache.put_chat(key, {"text": text})
         return result
 
@@ -193,9 +212,7 @@ class OpenAIClient:
         url = self.base_url + path
         timeout = self.timeout if timeout is None else timeout
         retries = self.max_retries if retries is None else retries
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
+        headers = self._headers()
         attempt = 0
         while True:
             try:
@@ -219,6 +236,93 @@ class OpenAIClient:
             except json.JSONDecodeError:
                 raise BadResponse(f"HTTP {status} with a body that is not JSON: {text[:200]!r}",
                                   url=url, model=model, status=status) from None
+
+    def _stream_chat(self, payload: dict, model: str, on_text: Callable[[str], None] | None) -> dict:
+        """A streamed chat completion, read as server-sent events and returned as the non-streamed body.
+
+        Failures before the first piece are retried like any request; after it, they raise (the caller has
+        shown part of a reply). Without ``progress_deadline`` the whole reply must arrive within ``timeout``.
+        """
+        url = self.base_url + "/chat/completions"
+        attempt, shown = 0, False
+        while True:
+            pieces: list[str] = []
+            try:
+                usage = self._read_events(url, payload, model, pieces, on_text)
+                return {"choices": [{"message": {"content": "".join(pieces)}}], "usage": usage}
+            except (ServerUnavailable, _Retryable) as exc:
+                shown = shown or bool(pieces)
+                if shown or attempt >= self.max_retries:
+                    if isinstance(exc, _Retryable):
+                        raise exc.error from None
+                    raise ServerUnavailable(f"cannot reach the model server ({exc.detail})", url=url,
+                                            model=model) from None
+                self._sleep(attempt, exc.retry_after if isinstance(exc, _Retryable) else None)
+                attempt += 1
+
+    def _read_events(self, url: str, payload: dict, model: str, pieces: list[str],
+                     on_text: Callable[[str], None] | None) -> dict:
+        deadline = None if self.progress_deadline else time.monotonic() + self.timeout
+        try:
+            resp = self._session.post(url, json=payload, headers=self._headers(), stream=True,
+                                      timeout=(min(self.timeout, 10.0), self.timeout))
+        except requests.exceptions.Timeout:
+            raise RequestTimeout(f"no answer within {self.timeout:g}s", url=url, model=model) from None
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+            raise ServerUnavailable(_reason(exc), url=url) from None
+        usage: dict = {}
+        try:
+            if resp.status_code >= 400:
+                error = self._error(resp.status_code, resp.text, url, model)
+                if resp.status_code == 429 or resp.status_code >= 500:
+                    raise _Retryable(error, resp.headers.get("Retry-After"))
+                raise error
+            for line in resp.iter_lines():
+                if deadline is not None and time.monotonic() > deadline:
+                    raise RequestTimeout(f"no complete answer within {self.timeout:g}s", url=url, model=model)
+                if not line.startswith(b"data:"):
+                    continue   # blank separators and SSE comments (keep-alives)
+                data = line[5:].strip()
+                if data == b"[DONE]":
+                    break
+                try:
+                    event = json.loads(data)
+                except json.JSONDecodeError:
+                    raise BadResponse(f"a streamed event that is not JSON: {data[:200]!r}", url=url,
+                                      model=model) from None
+                if not isinstance(event, dict):
+                    raise BadResponse(f"a streamed event that is not an object: {data[:200]!r}", url=url,
+                                      model=model)
+                if isinstance(event.get("error"), dict):
+                    raise BadResponse(f"the server stopped the reply: {_server_message(data.decode())}", url=url,
+                                      model=model)
+                if isinstance(event.get("usage"), dict):
+                    usage = event["usage"]
+                choices = event.get("choices")
+                delta = choices[0].get("delta") if isinstance(choices, list) and choices and \
+                    isinstance(choices[0], dict) else None
+                piece = delta.get("content") if isinstance(delta, dict) else None
+                if isinstance(piece, str) and piece:
+                    pieces.append(piece)
+                    if on_text is not None:
+                        on_text(piece)
+        except requests.exceptions.ConnectionError as exc:   # requests reports a read timeout mid-stream this way
+            if "timed out" in str(exc).lower():
+                raise RequestTimeout(f"no token for {self.timeout:g}s", url=url, model=model) from None
+            raise ServerUnavailable(_reason(exc), url=url) from None
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+            if "timed out" in str(exc).lower():
+                raise RequestTimeout(f"no token for {self.timeout:g}s", url=url, model=model) from None
+            raise ServerUnavailable(_reason(exc), url=url) from None
+        finally:
+            resp.close()
+        return usage
+
+    def _headers(self) -> dict:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
 
     def _send(self, method: str, url: str, payload: dict | None, headers: dict, timeout: float):
         """Send one request; ``timeout`` bounds the whole exchange, not just the gaps between bytes."""
@@ -248,7 +352,7 @@ class OpenAIClient:
         delay = self.backoff * (2 ** attempt) * (1 + 0.1 * random.random())
         if retry_after:
             delay = _retry_after_seconds(retry_after, default=delay)
-        time.sleep(min(delay, 30.0))
+        time.sleep(min(delay, 30.0, self.timeout))   # a long Retry-After must not outlast the request deadline
 
     def _error(self, status: int, text: str, url: str, model: str) -> LLMError:
         message = _server_message(text)
@@ -260,6 +364,14 @@ class OpenAIClient:
                                                      or "not loaded" in lowered)):
             return ModelNotFound(f"HTTP {status}: {message}", url=url, model=model, status=status)
         return BadResponse(f"HTTP {status}: {message}", url=url, model=model, status=status)
+
+
+class _Retryable(Exception):
+    """An HTTP 429/5xx before the first streamed piece: worth another try."""
+
+    def __init__(self, error: LLMError, retry_after: str | None):
+        super().__init__(str(error))
+        self.error, self.retry_after = error, retry_after
 
 
 def _count(value: object) -> int:

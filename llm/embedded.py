@@ -48,6 +48,9 @@ def resolve_model(settings: Settings) -> tuple[Path, str]:
         path = Path(settings.model_path).expanduser()
         if not path.is_file():
             raise ModelFileError(f"LLM_MODEL_PATH points at {path}, which is not a file")
+        with open(path, "rb") as fh:
+            if fh.read(4) != b"GGUF":   # llama.cpp would fail deep inside with a bare RuntimeError
+                raise ModelFileError(f"LLM_MODEL_PATH points at {path}, which is not a GGUF model file")
         return path, path.stem.lower()
     return assemble(QWEN_CODER_1_5B, settings.gguf_dir), QWEN_CODER_1_5B.name
 
@@ -57,6 +60,11 @@ def ensure_server(settings: Settings) -> EmbeddedServer:
     global _server, _handle
     with _lock:
         if _server is not None:
+            wanted = Path(settings.model_path).expanduser() if settings.model_path else None
+            if wanted is not None and wanted != _server.model_path:
+                resolve_model(settings)   # a bad file is named as such
+                raise ModelFileError(f"the embedded server of this process already serves {_server.model_path}; "
+                                     f"LLM_MODEL_PATH={wanted} takes effect after a restart")
             return _server
         import xllamacpp  # imported here: only the embedded backend needs it
 

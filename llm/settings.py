@@ -50,6 +50,18 @@ class Settings:
         if self.embed_backend not in EMBED_BACKENDS:
             raise ValueError(
                 f"EMBED_BACKEND must be one of {', '.join(EMBED_BACKENDS)}, not {self.embed_backend!r}")
+        if self.cache_dir.exists() and not self.cache_dir.is_dir():
+            raise ValueError(f"DETECTIVE_CACHE_DIR={self.cache_dir} is a file; it must be a folder (or not exist)")
+        # A bound per variable: a value outside it would fail later, after the expensive work.
+        for name, value, low, high in (("LLM_TIMEOUT", self.request_timeout, 0.1, 86_400),
+                                       ("LLM_PROBE_TIMEOUT", self.probe_timeout, 0.05, 600),
+                                       ("LLM_MAX_RETRIES", self.max_retries, 0, 20),
+                                       ("LLM_MAX_TOKENS", self.max_tokens, 16, 1_000_000),
+                                       ("EMBEDDED_THREADS", self.embedded_threads, 0, 1024),
+                                       ("EMBEDDED_CTX", self.embedded_ctx, 512, 1_048_576),
+                                       ("EMBEDDED_PARALLEL", self.embedded_parallel, 1, 64)):
+            if not low <= value <= high:   # also False for NaN
+                raise ValueError(f"{name}={value} is out of range; it must be between {low} and {high}")
 
     @property
     def gguf_dir(self) -> Path:

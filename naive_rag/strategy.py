@@ -13,4 +13,5 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> NaiveRetriever:
     return NaiveRetriever(ctx.shared(VECTOR_INDEX), ctx.embedder)
 
 
-NAIVE = Strategy("naive", "Naive RAG", "Question embedding, top-k passages by cosine similarity in ChromaDB.", build)
+NAIVE = Strategy("naive", "Naive RAG", "Question embedding, top-k passages by cosine similarity in ChromaDB.", build,
+                 products=(VECTOR_INDEX,))

@@ -51,6 +51,7 @@ class FaultServer:
     def __init__(self):
         self.script: list[Handler] = []
         self.requests: list[tuple[str, str, dict | None]] = []
+        self.headers: list[dict[str, str]] = []   # each request's headers, in order
         outer = self
 
         class _H(BaseHTTPRequestHandler):
@@ -61,6 +62,7 @@ class FaultServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length)) if length else None
                 outer.requests.append((self.command, self.path, body))
+                outer.headers.append(dict(self.headers.items()))
                 handler = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
                 handler(self, body)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import tempfile
 import time
 from contextlib import contextmanager
 
@@ -64,17 +65,25 @@ def free_port() -> int:
 
 @contextmanager
 def serving(command: list[str], port: int, timeout: float = 60, **popen):
-    """Run a server process until its port accepts connections; stop it afterwards."""
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **popen)
+    """Run a server process until its port accepts connections; stop it afterwards. A server that does not
+    start in ``timeout`` seconds (or exits) fails the test with its output."""
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, **popen)
     deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.2)
     try:
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    log.seek(0)
+                    output = log.read().decode("utf-8", errors="replace")[-4000:]
+                    raise RuntimeError(f"{' '.join(map(str, command[:4]))} did not start on port {port} "
+                                       f"(exit code {proc.poll()}); its output:\n{output}") from None
+                time.sleep(0.2)
         yield proc
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+        log.close()

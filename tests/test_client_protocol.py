@@ -1,4 +1,5 @@
 """Protocol faults no real server produces on demand, against a loopback server the test scripts."""
+import json
 import time
 
 import pytest
@@ -84,8 +85,7 @@ def test_bad_key_is_an_authentication_error(fault_server):
     fault_server.script = [reply(401, {"error": {"message": "invalid api key"}})]
     with pytest.raises(AuthenticationFailed, match="invalid api key"):
         client_for(fault_server, api_key="wrong").chat(ASK, model="m1")
-    assert fault_server.requests  # and the key was sent as a bearer token
-    assert client_for(fault_server, api_key="k").api_key == "k"
+    assert fault_server.headers[-1]["Authorization"] == "Bearer wrong"   # the key went as a bearer token
 
 
 def test_unknown_model_is_checked_against_the_model_list(fault_server):
@@ -130,3 +130,78 @@ def test_embeddings_are_batched_ordered_and_normalized(fault_server):
     import numpy as np
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0)
     assert vecs[1, 0] > vecs[2, 0] > vecs[0, 0]  # order follows "index", not arrival
+
+
+def sse(pieces, delay=0.0, usage=None, end=b"data: [DONE]\n\n"):
+    """A streamed chat completion: one event per piece, ``delay`` seconds apart."""
+    def handler(h, _req):
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.end_headers()
+        h.wfile.write(b": keep-alive comment\n\n")
+        for piece in pieces:
+            h.wfile.write(b"data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": piece}}]}).encode()
+                          + b"\n\n")
+            h.wfile.flush()
+            time.sleep(delay)
+        if usage:
+            h.wfile.write(b"data: " + json.dumps({"choices": [], "usage": usage}).encode() + b"\n\n")
+        h.wfile.write(end)
+    return handler
+
+
+def test_a_streamed_reply_arrives_piece_by_piece(fault_server):
+    fault_server.script = [sse(["The ", "butler ", "did it."], usage={"prompt_tokens": 7, "completion_tokens": 3})]
+    got = []
+    c = client_for(fault_server)
+    result = c.chat(ASK, model="m1", on_text=got.append)
+    assert got == ["The ", "butler ", "did it."] and result.text == "The butler did it."
+    assert fault_server.requests[-1][2]["stream"] is True
+    assert (result.prompt_tokens, result.completion_tokens) == (7, 3)
+
+
+def test_a_cached_reply_streams_in_one_piece(fault_server, tmp_path):
+    from llm.cache import ResponseCache
+    fault_server.script = [sse(["Paris"])]
+    c = client_for(fault_server, cache=ResponseCache(tmp_path / "r.sqlite"))
+    c.chat(ASK, model="m1", on_text=lambda _: None)
+    got = []
+    assert c.chat(ASK, model="m1", on_text=got.append).cached and got == ["Paris"]
+    assert len(fault_server.requests) == 1
+
+
+def test_a_500_before_the_first_piece_is_retried(fault_server):
+    fault_server.script = [reply(500, {"error": {"message": "busy"}}), sse(["ok"])]
+    assert client_for(fault_server).chat(ASK, model="m1", on_text=lambda _: None).text == "ok"
+    assert len(fault_server.requests) == 2
+
+
+def test_a_reply_cut_after_its_first_piece_is_not_retried(fault_server):
+    fault_server.script = [sse(["The "], end=b'data: {"choices": [{"delta": {"content": "bu'), sse(["again"])]
+    with pytest.raises(BadResponse, match="not JSON"):
+        client_for(fault_server).chat(ASK, model="m1", on_text=lambda _: None)
+    assert len(fault_server.requests) == 1
+
+
+def test_an_unreadable_event_names_the_server(fault_server):
+    fault_server.script = [sse([], end=b"data: [1, 2]\n\n")]
+    with pytest.raises(BadResponse, match="not an object") as err:
+        client_for(fault_server).chat(ASK, model="m1", on_text=lambda _: None)
+    assert fault_server.base_url in str(err.value)
+
+
+def test_a_progress_deadline_lets_a_slow_model_finish(fault_server):
+    """12 pieces 0.2 s apart take 2.4 s: past a 1 s whole-request deadline, never 1 s without a token."""
+    fault_server.script = [sse(["x"] * 12, delay=0.2)]
+    assert client_for(fault_server, timeout=1.0, progress_deadline=True).chat(ASK, model="m1").text == "x" * 12
+    fault_server.script = [sse(["x"] * 12, delay=0.2)]
+    with pytest.raises(RequestTimeout, match="within 1s"):
+        client_for(fault_server, timeout=1.0, max_retries=0).chat(ASK, model="m1", on_text=lambda _: None)
+
+
+def test_a_progress_deadline_still_stops_a_stalled_server(fault_server):
+    fault_server.script = [sse(["x", "y"], delay=2.5)]
+    started = time.perf_counter()
+    with pytest.raises(RequestTimeout, match="no token for 1s"):
+        client_for(fault_server, timeout=1.0, progress_deadline=True, max_retries=0).chat(ASK, model="m1")
+    assert time.perf_counter() - started < 2.4

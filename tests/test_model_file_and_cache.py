@@ -69,15 +69,20 @@ def test_wrong_total_size_is_refused(tmp_path):
 
 def test_cache_round_trip_and_threads(tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")
+    wrong = []   # collected here: an assert inside a thread would only be a warning
+
     def work(i):
         for j in range(30):
             cache.put_chat(f"k{i}-{j}", {"text": f"v{i}-{j}"})
-            assert cache.get_chat(f"k{i}-{j}") == {"text": f"v{i}-{j}"}
+            if cache.get_chat(f"k{i}-{j}") != {"text": f"v{i}-{j}"}:
+                wrong.append((i, j))
     threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    assert not wrong
+    assert all(cache.get_chat(f"k{i}-{j}") == {"text": f"v{i}-{j}"} for i in range(6) for j in range(30))
     cache.put_embeddings({"e": np.arange(4, dtype=np.float32)})
     assert np.array_equal(cache.get_embeddings(["e", "missing"])["e"], np.arange(4, dtype=np.float32))
 

@@ -39,9 +39,30 @@ def test_networkx_and_sparse_engines_agree(name):
         assert sparse.scores.sum() == pytest.approx(1.0)
 
 
+def test_float32_and_batched_walks_stay_within_1e_6_of_the_reference():
+    """sparse32 (float32 to what it resolves) and run_many (one walk per column) give float64's scores."""
+    case, triples = case_triples("purloined_pearl")
+    graph = build_graph(passage_triples(triples, case.passages), case.passages,
+                        embedder_only(Settings(cache_enabled=False)))
+    rng = np.random.default_rng(3)
+    seeds = np.zeros((graph.n_nodes, 5))
+    for j in range(5):
+        seeds[rng.choice(len(graph.phrases), size=4, replace=False), j] = rng.uniform(0.2, 1.0, size=4)
+    seeds[len(graph.phrases):, 1] = 0.01          # one walk also resets to the passages
+    reference = [graph.pagerank(seeds[:, j], 0.5, engine="sparse", tol=1e-13).scores for j in range(5)]
+    float32 = [graph.pagerank(seeds[:, j], 0.5, engine="sparse32") for j in range(5)]
+    assert all(r.converged and r.scores.dtype == np.float32 for r in float32)
+    assert max(np.abs(r.scores - ref).max() for r, ref in zip(float32, reference, strict=True)) < 1e-6
+    batched = graph.ppr.run_many(seeds, damping=0.5, tol=1e-13)
+    assert batched.converged and batched.scores.shape == seeds.shape
+    assert np.abs(batched.scores - np.stack(reference, axis=1)).max() < 1e-12
+    with pytest.raises(ValueError, match="n x k"):
+        graph.ppr.run_many(seeds[:, 0])
+
+
 def test_unknown_engine_is_a_clear_error():
     case, triples = case_triples("purloined_pearl")
     graph = build_graph(passage_triples(triples[:3], case.passages), case.passages,
                         embedder_only(Settings(cache_enabled=False)))
-    with pytest.raises(ValueError, match="engine must be one of sparse, networkx"):
+    with pytest.raises(ValueError, match="engine must be one of sparse, sparse32, networkx"):
         graph.pagerank(np.ones(graph.n_nodes), 0.5, engine="igraph")

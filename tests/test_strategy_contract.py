@@ -104,3 +104,30 @@ def test_app_renders_its_column_with_evidence_and_stages(throwaway, app_env, bac
     stages = next(f for f in frames if "stage" in f.columns and "ran" in f.columns)
     assert list(stages["stage"]) == ["tokenize", "score"] and list(stages["ran"]) == ["yes", "yes"]
     assert any(m.value.startswith("**Method:** shared words x 2") for m in at.markdown)
+
+
+def test_the_build_plan_lists_every_stage_a_build_reports(tmp_path):
+    """The app lists the plan before building: every stage a build reports must be in it, in the same order."""
+    from casebook.storage import Storage
+    from lab.runner import Lab
+    from llm import Settings, embedder_only
+
+    from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES, make_case
+
+    names = tuple(n for n, s in registry.REGISTRY.items() if not s.needs_llm)
+    case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
+    settings = Settings(cache_enabled=False)
+    config = RunConfig(strategies=names, retrieval_only=True, triples="precomputed",
+                       params={"hubmesh": {"entities": "openie"}})
+    embedder, storage = embedder_only(settings), Storage(data_dir=tmp_path)
+    lab = Lab(case, settings, config, embedder=embedder, storage=storage)
+    plan = [stage for stage, _ in lab.plan()]
+    assert {"vector index", "embed passages"} <= set(plan) and "openie" not in plan   # triples from the case file
+    reported = []
+    lab.build(progress=lambda u: reported.append(u.stage) if u.stage not in reported else None)
+    assert reported and reported == [s for s in plan if s in reported]
+    again = Lab(case, settings, config, embedder=embedder, storage=storage)
+    assert again.plan() == lab.plan()
+    reported.clear()
+    again.build(progress=lambda u: reported.append(u.stage))
+    assert "embed passages" not in reported        # the saved graph is loaded, so the app marks it "nothing to do"

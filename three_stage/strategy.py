@@ -153,4 +153,4 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> ThreeStageRetriever
 THREE_STAGE = Strategy(
     "three-stage", "3-stage pipeline", "Hybrid always; a cheap 1-hop graph boost always; PageRank graph expansion "
     "only when the hybrid ranking is unsure or the question names several entities (seed 004).", build,
-    params=PARAMS, uses_triples=True)
+    params=PARAMS, uses_triples=True, products=(VECTOR_INDEX, BM25_INDEX, KNOWLEDGE_GRAPH))

@@ -182,4 +182,4 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> VectorGraphRetrieve
 VECTOR_GRAPH = Strategy(
     "vector-graph", "Vector Graph RAG", "Entities, relations and passages in three Chroma collections linked by id; "
     "relations seeded by similarity, expanded one hop, reranked by one LLM call (seed 003).", build, params=PARAMS,
-    uses_triples=True)
+    uses_triples=True, products=(KNOWLEDGE_GRAPH,))
