@@ -15,11 +15,11 @@ from common import write_result
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
-from kg.openie import extract
+from kg.openie import MODES, extract
 from llm import Settings, connect
 
 
-def measure(settings: Settings, case_name: str, n: int, workers: int) -> dict:
+def measure(settings: Settings, case_name: str, n: int, workers: int, mode: str = "two-step") -> dict:
     case = load_case(resolve(case_name))
     passages = case.passages[:n]
     with tempfile.TemporaryDirectory() as cache:
@@ -30,7 +30,7 @@ def measure(settings: Settings, case_name: str, n: int, workers: int) -> dict:
         for attempt in ("first", "second"):
             before = backend.client.usage.snapshot()
             t = time.perf_counter()
-            result = extract(backend.client, backend.extraction_model, passages, workers=workers)
+            result = extract(backend.client, backend.extraction_model, passages, workers=workers, mode=mode)
             elapsed = time.perf_counter() - t
             after = backend.client.usage.snapshot()
             runs.append({"run": attempt, "seconds": round(elapsed, 2),
@@ -41,26 +41,30 @@ def measure(settings: Settings, case_name: str, n: int, workers: int) -> dict:
                          "cached_prompt_tokens": after["cached_prompt_tokens"] - before["cached_prompt_tokens"],
                          "completion_tokens": after["completion_tokens"] - before["completion_tokens"],
                          "triples": len(result.triples()), "failures": len(result.failures)})
-            print(f"{case_name} x{len(passages)} workers={workers} {attempt}: {runs[-1]}", flush=True)
-    return {"case": case_name, "passages": len(passages), "workers": workers, "model": backend.extraction_model,
-            "runs": runs}
+            print(f"{case_name} x{len(passages)} workers={workers} {mode} {attempt}: {runs[-1]}", flush=True)
+    return {"case": case_name, "passages": len(passages), "workers": workers, "mode": mode,
+            "model": backend.extraction_model, "runs": runs}
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="the Pearl and 10 MuSiQue passages, 2 workers only")
     p.add_argument("--musique", type=int, default=20, help="how many MuSiQue passages")
-    p.add_argument("--only", help="case:passages:workers, e.g. purloined_pearl:10:2 (one configuration)")
+    p.add_argument("--only", help="case:passages:workers[,...], e.g. purloined_pearl:10:2 (these configurations)")
     p.add_argument("--out", help="result file name (default indexing or indexing_quick)")
+    p.add_argument("--modes", default="two-step", help=f"comma-separated OpenIE modes to compare ({', '.join(MODES)}): "
+                   "two calls per passage, or entities and triples in one")
     args = p.parse_args(argv)
     settings = Settings.from_env().replace(backend="embedded")
     configs = [("purloined_pearl", 10, 2), ("musique_train100", 10, 2)] if args.quick else [
         ("purloined_pearl", 10, 1), ("purloined_pearl", 10, 2),
         ("musique_train100", args.musique, 1), ("musique_train100", args.musique, 2)]
     if args.only:
-        name, n, w = args.only.split(":")
-        configs = [(name, int(n), int(w))]
-    rows = [measure(settings, name, n, w) for name, n, w in configs]
+        configs = [(name, int(n), int(w)) for name, n, w in (c.split(":") for c in args.only.split(","))]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not set(modes) <= set(MODES):
+        p.error(f"--modes: choose from {', '.join(MODES)}")
+    rows = [measure(settings, name, n, w, mode) for name, n, w in configs for mode in modes]
     write_result(args.out or ("indexing_quick" if args.quick else "indexing"), {"rows": rows})
     return 0
 

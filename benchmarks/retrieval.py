@@ -80,8 +80,12 @@ def main(argv=None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE",
                    help="strategy parameters, applied after --llm-steps")
     p.add_argument("--out", default="retrieval")
+    p.add_argument("--no-cache", action="store_true",
+                   help="no response cache: every question is embedded (and every LLM step run) while timing")
     args = p.parse_args(argv)
     settings = Settings.from_env()
+    if args.no_cache:
+        settings = settings.replace(cache_enabled=False)
     strategies = [s for s in args.strategies.split(",") if s and not (args.quick and get(s).needs_llm)]
     backend = connect(settings) if args.llm_steps or any(get(s).needs_llm for s in strategies) else None
     embedder = backend.embedder if backend else embedder_only(settings)

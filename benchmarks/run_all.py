@@ -21,6 +21,8 @@ RUNS = [
     ("llm_speed", "llm_speed.py", [], ["--runs", "2"]),
     ("ppr_scale", "ppr_scale.py", [], ["--quick"]),
     ("retrieval", "retrieval.py", [], ["--quick"]),
+    ("retrieval_uncached", "retrieval.py", ["--no-cache", "--cases", "musique_train100,2wiki_first20", "--strategies",
+                                            "naive,hipporag", "--out", "retrieval_uncached"], None),
     ("retrieval_llm", "retrieval.py", ["--llm-steps", "--strategies", "naive,hipporag,vector-graph", "--cases",
                                        "2wiki_first20,purloined_pearl", "--out", "retrieval_llm"], None),
     ("hybrid_grid", "hybrid_grid.py", [], None),
@@ -30,7 +32,8 @@ RUNS = [
                                                "--grid", "passage_weight=0,1,2,3"], None),
     ("sensitivity", "sensitivity.py", [], ["--quick"]),
     ("flagship", "flagship.py", [], []),
-    ("indexing", "indexing.py", [], ["--quick"]),
+    ("indexing", "indexing.py", ["--only", "purloined_pearl:10:2,musique_train100:10:2", "--modes", "two-step,joint"],
+     ["--quick"]),
 ]
 
 

@@ -47,12 +47,33 @@ TRIPLE_SYSTEM = (f"[{PROMPT_VERSION}] You build a knowledge graph from a passage
                  "amounts as objects; state only what the passage says. Answer with JSON only: "
                  '{"triples": [[subject, relation, object], ...]}')
 
+JOINT_SYSTEM = (f"[{PROMPT_VERSION}-joint] You build a knowledge graph from a passage. First list every person, "
+                "organisation, place, named object, date, time and amount, written exactly as in the passage. Then "
+                "write (subject, relation, object) triples for the facts the passage states. Rules: every triple "
+                "contains at least one of the named entities; replace pronouns (he, she, it, they) and possessives "
+                "(her, his, its) with the full name they refer to; keep subjects and objects short noun phrases; keep "
+                "dates, times and amounts as objects; state only what the passage says. Answer with JSON only: "
+                '{"named_entities": [...], "triples": [[subject, relation, object], ...]}')
+
 NER_SCHEMA = {"type": "object", "properties": {"named_entities": {
     "type": "array", "items": {"type": "string"}, "maxItems": 40}}, "required": ["named_entities"]}
 TRIPLE_SCHEMA = {"type": "object", "properties": {"triples": {
     "type": "array", "maxItems": 40,
     "items": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3}}},
     "required": ["triples"]}
+
+
+JOINT_SCHEMA = {"type": "object", "properties": {**NER_SCHEMA["properties"], **TRIPLE_SCHEMA["properties"]},
+                "required": ["named_entities", "triples"]}
+MODES = ("two-step", "joint")   # two calls per passage (HippoRAG's), or entities and triples in one reply
+
+
+def joint_messages(text: str) -> list[dict]:
+    return [{"role": "system", "content": JOINT_SYSTEM},
+            {"role": "user", "content": f"Passage:\n{_EXAMPLE_PASSAGE}"},
+            {"role": "assistant", "content": json.dumps({"named_entities": _EXAMPLE_ENTITIES,
+                                                         "triples": _EXAMPLE_TRIPLES})},
+            {"role": "user", "content": f"Passage:\n{text}"}]
 
 
 def ner_messages(text: str) -> list[dict]:
@@ -138,7 +159,26 @@ def _mentions(phrase: str, keys: list[str]) -> bool:
     return any(k == phrase or k in phrase or (len(phrase) > 3 and phrase in k) for k in keys)
 
 
-def extract_passage(client: OpenAIClient, model: str, passage: Passage) -> PassageExtraction:
+def extract_joint(client: OpenAIClient, model: str, passage: Passage) -> PassageExtraction:
+    """Entities and triples in one call: the passage is read once."""
+    out = PassageExtraction(passage_id=passage.id)
+
+    def check(value) -> None:
+        clean_triples(value, clean_entities(value))
+
+    reply = chat_json(client, joint_messages(passage.text), model=model, schema=JOINT_SCHEMA, max_tokens=1200,
+                      check=check)
+    out.llm_calls += reply.calls
+    try:
+        out.entities = clean_entities(reply.value)
+        out.triples = clean_triples(reply.value, out.entities)
+    except ValueError as exc:
+        out.failed_stage, out.error, out.raw = "joint", reply.error or str(exc), reply.raw
+    return out
+
+
+def extract_two_step(client: OpenAIClient, model: str, passage: Passage) -> PassageExtraction:
+    """Entities first, then triples that use them (HippoRAG's two calls)."""
     out = PassageExtraction(passage_id=passage.id)
     ner = chat_json(client, ner_messages(passage.text), model=model, schema=NER_SCHEMA, max_tokens=300,
                     check=clean_entities)
@@ -159,8 +199,11 @@ def extract_passage(client: OpenAIClient, model: str, passage: Passage) -> Passa
 
 
 def extract(client: OpenAIClient, model: str, passages: Sequence[Passage], *, workers: int = 1,
-            progress: Progress | None = None) -> OpenIEResult:
+            progress: Progress | None = None, mode: str = "two-step") -> OpenIEResult:
     """Run OpenIE over ``passages`` (``workers`` requests at once). Raises only if the server is unusable."""
+    if mode not in MODES:
+        raise ValueError(f"OpenIE mode must be one of {', '.join(MODES)}, not {mode!r}")
+    extract_passage = extract_joint if mode == "joint" else extract_two_step
     results: dict[str, PassageExtraction] = {}
     lock = threading.Lock()
     done = 0

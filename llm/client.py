@@ -248,8 +248,7 @@ class OpenAIClient:
         while True:
             pieces: list[str] = []
             try:
-                usage = self._read_events(url, payload, model, pieces, on_text)
-                return {"choices": [{"message": {"content": "".join(pieces)}}], "usage": usage}
+                return self._read_events(url, payload, model, pieces, on_text)
             except (ServerUnavailable, _Retryable) as exc:
                 shown = shown or bool(pieces)
                 if shown or attempt >= self.max_retries:
@@ -262,6 +261,7 @@ class OpenAIClient:
 
     def _read_events(self, url: str, payload: dict, model: str, pieces: list[str],
                      on_text: Callable[[str], None] | None) -> dict:
+        """The reply as a chat-completion body; ``pieces`` collects the text as it arrives."""
         deadline = None if self.progress_deadline else time.monotonic() + self.timeout
         try:
             resp = self._session.post(url, json=payload, headers=self._headers(), stream=True,
@@ -277,6 +277,16 @@ class OpenAIClient:
                 if resp.status_code == 429 or resp.status_code >= 500:
                     raise _Retryable(error, resp.headers.get("Retry-After"))
                 raise error
+            if "json" in resp.headers.get("Content-Type", ""):   # a server that does not stream answers at once
+                try:
+                    body = json.loads(resp.text)
+                except json.JSONDecodeError:
+                    raise BadResponse(f"HTTP {resp.status_code} with a body that is not JSON: {resp.text[:200]!r}",
+                                      url=url, model=model) from None
+                pieces.append(self._message_text(body, model))
+                if on_text is not None and pieces[-1]:
+                    on_text(pieces[-1])
+                return body
             for line in resp.iter_lines():
                 if deadline is not None and time.monotonic() > deadline:
                     raise RequestTimeout(f"no complete answer within {self.timeout:g}s", url=url, model=model)
@@ -306,17 +316,13 @@ class OpenAIClient:
                     pieces.append(piece)
                     if on_text is not None:
                         on_text(piece)
-        except requests.exceptions.ConnectionError as exc:   # requests reports a read timeout mid-stream this way
-            if "timed out" in str(exc).lower():
-                raise RequestTimeout(f"no token for {self.timeout:g}s", url=url, model=model) from None
-            raise ServerUnavailable(_reason(exc), url=url) from None
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
-            if "timed out" in str(exc).lower():
+            if "timed out" in str(exc).lower():   # requests reports a read timeout mid-stream as a ConnectionError
                 raise RequestTimeout(f"no token for {self.timeout:g}s", url=url, model=model) from None
             raise ServerUnavailable(_reason(exc), url=url) from None
         finally:
             resp.close()
-        return usage
+        return {"choices": [{"message": {"content": "".join(pieces)}}], "usage": usage}
 
     def _headers(self) -> dict:
         headers = {"Content-Type": "application/json"}

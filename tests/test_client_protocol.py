@@ -205,3 +205,10 @@ def test_a_progress_deadline_still_stops_a_stalled_server(fault_server):
     with pytest.raises(RequestTimeout, match="no token for 1s"):
         client_for(fault_server, timeout=1.0, progress_deadline=True, max_retries=0).chat(ASK, model="m1")
     assert time.perf_counter() - started < 2.4
+
+
+def test_a_server_that_does_not_stream_still_answers(fault_server):
+    fault_server.script = [reply(200, chat_body("Whole reply."))]
+    got = []
+    assert client_for(fault_server).chat(ASK, model="m1", on_text=got.append).text == "Whole reply."
+    assert got == ["Whole reply."]
