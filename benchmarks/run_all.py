@@ -28,6 +28,8 @@ RUNS = [
     ("hybrid_grid", "hybrid_grid.py", [], None),
     ("tuning_three_stage", "tuning_grid.py", ["--strategy", "three-stage", "--grid", "boost=1.0,1.2", "--grid",
                                               "expand_weight=0,0.1,0.25,0.5,1"], None),
+    ("tuning_hipporag", "tuning_grid.py", ["--strategy", "hipporag", "--grid",
+                                           "hub_penalty=0,0.1,0.2,0.3,0.5,0.75,1"], None),
     ("tuning_vector_graph", "tuning_grid.py", ["--strategy", "vector-graph", "--grid", "chain_weight=0,0.5,1",
                                                "--grid", "passage_weight=0,1,2,3"], None),
     ("sensitivity", "sensitivity.py", [], ["--quick"]),

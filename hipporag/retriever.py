@@ -35,6 +35,7 @@ class HippoConfig:
     llm_filter: bool = True     # runs only when a chat model is available; the explanation says whether it ran
     engine: str = "sparse"      # PageRank engine: "sparse" (fast) or "networkx" (nx.pagerank, the reference)
     explain: bool = True        # compute the seed-to-passage paths
+    hub_penalty: float = 0.0    # divide a passage's mass by its node strength to this power (0: off)
 
     def __post_init__(self):
         if self.linking not in LINKING_MODES:
@@ -93,6 +94,9 @@ class HippoRAGRetriever:
                 passage_scores = scores[len(g.phrases):]
             else:
                 passage_scores = self._phrase_to_passage() @ scores[:len(g.phrases)]
+            if cfg.hub_penalty > 0:   # a passage linked to everything gets mass from any start: discount it
+                strength = g.ppr.strength[len(g.phrases):]
+                passage_scores = passage_scores / np.maximum(strength, 1e-12) ** cfg.hub_penalty
             ranked = _top(passage_scores, top_k)
 
         ex.seeds = [Seed(g.phrases[i], round(float(phrase_weights[i]), 6))

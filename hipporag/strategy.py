@@ -22,6 +22,9 @@ V2_PARAMS = (
           minimum=0.0, maximum=1.0, step=0.01),
     Param("llm_filter", _D.llm_filter, "one LLM call keeps only the linked facts relevant to the question "
           "(runs only when the run has a chat model)", llm_step=True),
+    Param("hub_penalty", _D.hub_penalty, "divide each passage's walk mass by its node strength to this power, so "
+          "a passage linked to everything stops winning every question (0: off)", minimum=0.0, maximum=2.0,
+          step=0.05),
     ENGINE, EXPLAIN)
 
 

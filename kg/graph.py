@@ -9,6 +9,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import tempfile
 import time
 import zipfile
@@ -28,7 +29,7 @@ from .ppr import ENGINES, PPRMatrix, PPRResult, networkx_pagerank
 
 log = logging.getLogger(__name__)
 
-GRAPH_FORMAT = 2
+GRAPH_FORMAT = 4   # 3: no synonymy between other numbers or other genders' honorifics
 SYNONYM_THRESHOLD = 0.8
 SYNONYM_TOP_K = 10
 EMBED_STAGES = ("embed entities", "embed facts", "embed passages")   # build_graph's progress stages, in order
@@ -247,8 +248,22 @@ def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, to
         for r, c in zip(r_idx.tolist(), c_idx.tolist(), strict=True):
             i, j = start + r, int(top[r, c])
             a, b = min(i, j), max(i, j)
-            pairs[(a, b)] = float(top_sims[r, c])
+            if (a, b) not in pairs and may_be_synonyms(keys[a], keys[b]):
+                pairs[(a, b)] = float(top_sims[r, c])
     return [(a, b, s) for (a, b), s in sorted(pairs.items())]
+
+
+_MALE, _FEMALE = {"mr", "sir", "lord", "mister"}, {"mrs", "ms", "miss", "madam", "lady", "mme"}
+
+
+def may_be_synonyms(a: str, b: str) -> bool:
+    """False for phrases that embeddings put close but name different things: other numbers (times, dates,
+    amounts: "9 45 pm" / "9 15 pm") or honorifics of another gender ("mr blackwood" / "mrs blackwood")."""
+    numbers_a, numbers_b = re.findall(r"\d+", a), re.findall(r"\d+", b)
+    if numbers_a and numbers_b and numbers_a != numbers_b:
+        return False
+    genders = [{g for g, words in (("m", _MALE), ("f", _FEMALE)) if words & set(k.split())} for k in (a, b)]
+    return not (genders[0] and genders[1] and genders[0] != genders[1])
 
 
 # -- saving and loading ----------------------------------------------------------------------------
