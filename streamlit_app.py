@@ -6,6 +6,7 @@ what lab/ returns by type (explanations, build reports), never by strategy name.
 from __future__ import annotations
 
 import json
+import random
 import tempfile
 import threading
 import time
@@ -21,6 +22,7 @@ import streamlit.components.v1 as components
 
 from casebook import catalog
 from casebook.contract import Param, Strategy
+from casebook.generate import generate
 from casebook.loader import CaseError, load_case, load_files
 from casebook.types import Case, Explanation, Question
 from kg.visual import graph_html
@@ -134,9 +136,12 @@ def cell_case() -> Case | None:
     cases = catalog.available()
     bundled = [n for n, p in cases.items() if p.parent == catalog.BUNDLED]
     benchmarks = [n for n in cases if n not in bundled]
-    source = st.radio("Source", ["Bundled case", "Benchmark set", "Upload"], horizontal=True, key="case_source")
+    source = st.radio("Source", ["Bundled case", "Benchmark set", "Generated mystery", "Upload"], horizontal=True,
+                      key="case_source")
     try:
-        if source == "Upload":
+        if source == "Generated mystery":
+            case = generated_case()
+        elif source == "Upload":
             files = st.file_uploader("Documents", type=["json", "md", "txt"], accept_multiple_files=True)
             if not files:
                 st.info("Upload documents to continue.")
@@ -163,6 +168,20 @@ def cell_case() -> Case | None:
     st.dataframe(pd.DataFrame([{"id": d.id, "title": d.title, "text": d.text} for d in case.documents]),
                  hide_index=True, use_container_width=True, height=min(400, 40 + 35 * len(case.documents)),
                  column_config={"text": st.column_config.TextColumn(width="large")})
+    return case
+
+
+def generated_case() -> Case:
+    """A seeded mystery whose answers are known by construction (casebook.generate)."""
+    st.session_state.setdefault("mystery_seed", 1)
+    if st.button("Generate a new mystery"):   # before the seed widget: a widget's state is set before it is drawn
+        st.session_state["mystery_seed"] = random.randint(1, 99_999)
+    cols = st.columns(2)
+    seed = cols[0].number_input("Seed", min_value=1, max_value=99_999, step=1, key="mystery_seed")
+    suspects = cols[1].slider("Suspects", 3, 6, 4, key="mystery_suspects")
+    files = generate(int(seed), suspects)
+    case = load_files([(name, json.dumps(value).encode()) for name, value in files.items()
+                       if name != "gold_triples.json"], name=f"mystery-{seed}-{suspects}")
     return case
 
 

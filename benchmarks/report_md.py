@@ -164,6 +164,30 @@ def render_markdown(results, quick: bool, load) -> str:
                 f"{sp['model']} via llama.cpp's server (xllamacpp): median prompt "
                 f"{sp['median_prompt_tokens_per_s']} tokens/s, generation {sp['median_generation_tokens_per_s']} "
                 f"tokens/s over {len(sp['runs'])} runs (timings reported by the server).", ""]
+    gen = load(results, "generated")
+    if gen:
+        out += ["## Generated mysteries: naive RAG vs HippoRAG, with ground truth", "",
+                f"`python benchmarks/generated.py --seeds {gen['seeds'][0]}-{gen['seeds'][-1]}`: cases from "
+                f"`python -m casebook generate` ({gen['suspects']} suspects; seeds never used while tuning anything), "
+                f"Recall@{gen['top_k']} by question type. HippoRAG runs on the embedded model's own OpenIE (cached in "
+                "benchmarks/results/openie/) and, as the upper bound of better extraction, on the generator's gold "
+                "triples. W/T/L: questions where HippoRAG's recall beat, tied or lost to naive's. OpenIE precision and "
+                "recall compare the model's triples with the gold ones (subject and object normalised, either order; "
+                "relations not compared).", ""]
+        def trio(row, name):
+            return [row[name]["by_type"][t] for t in ("multi-hop", "sense-making")]
+        out += _t(["seed", "naive multi-hop", "naive sense-making", "HippoRAG multi-hop", "HippoRAG sense-making",
+                   "HippoRAG on gold multi-hop", "on gold sense-making", "W/T/L", "triple P", "triple R",
+                   "entity P", "entity R"],
+                  [[r["seed"], *trio(r, "naive"), *trio(r, "hipporag"), *trio(r, "hipporag_gold"),
+                    f"{r['paired']['wins']}/{r['paired']['ties']}/{r['paired']['losses']}",
+                    r["openie"]["triple_precision"], r["openie"]["triple_recall"], r["openie"]["entity_precision"],
+                    r["openie"]["entity_recall"]] for r in gen["rows"]]
+                  + [["mean", *[gen["summary"][n][t] for n in ("naive", "hipporag", "hipporag_gold")
+                               for t in ("multi-hop", "sense-making")],
+                      "{wins}/{ties}/{losses}".format(**gen["summary"]["paired"]),
+                      *[gen["summary"]["openie"][k] for k in ("triple_precision", "triple_recall",
+                                                               "entity_precision", "entity_recall")]]])
     fw = load(results, "first_words")
     if fw:
         out += ["## First answer words in the app", "",

@@ -34,6 +34,7 @@ RUNS = [
                                                "--grid", "passage_weight=0,1,2,3"], None),
     ("sensitivity", "sensitivity.py", [], ["--quick"]),
     ("flagship", "flagship.py", [], []),
+    ("generated", "generated.py", ["--seeds", "1-10"], None),
     ("indexing", "indexing.py", ["--only", "purloined_pearl:10:2,musique_train100:10:2", "--modes", "two-step,joint"],
      ["--quick"]),
 ]

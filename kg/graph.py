@@ -29,7 +29,7 @@ from .ppr import ENGINES, PPRMatrix, PPRResult, networkx_pagerank
 
 log = logging.getLogger(__name__)
 
-GRAPH_FORMAT = 4   # 3: no synonymy between other numbers or other genders' honorifics
+GRAPH_FORMAT = 5   # 4: no synonymy across numbers or genders; 5: text mentions
 SYNONYM_THRESHOLD = 0.8
 SYNONYM_TOP_K = 10
 EMBED_STAGES = ("embed entities", "embed facts", "embed passages")   # build_graph's progress stages, in order
@@ -168,8 +168,12 @@ class KnowledgeGraph:
 
 def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence[Passage], embedder: Embedder, *,
                 synonym_threshold: float = SYNONYM_THRESHOLD, synonym_top_k: int = SYNONYM_TOP_K,
-                progress: Progress | None = None) -> KnowledgeGraph:
-    """Build from (passage id, subject, relation, object) tuples and embed phrases, facts and passages."""
+                text_mentions: bool = True, progress: Progress | None = None) -> KnowledgeGraph:
+    """Build from (passage id, subject, relation, object) tuples and embed phrases, facts and passages.
+
+    With ``text_mentions`` a passage also links to every specific phrase of the graph its text mentions, not
+    only to those the LLM extracted from it (a model that missed "long coat" in one report still joins it).
+    """
     key_index: dict[str, int] = {}
     phrases: list[str] = []
     phrase_keys: list[str] = []
@@ -202,6 +206,11 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
         if pid not in fact.passages:
             fact.passages.append(pid)
     facts = list(fact_index.values())
+    from_llm = sum(len(ps) for ps in phrase_passages)
+    if text_mentions:
+        for i, pids in text_mention_links(phrase_keys, phrases, passages).items():
+            phrase_passages[i] |= pids
+    mentions = {"llm": from_llm, "text": sum(len(ps) for ps in phrase_passages) - from_llm}
 
     def embed(stage: str, texts: list[str]) -> np.ndarray:
         if progress:
@@ -220,7 +229,33 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
                           facts=facts, phrase_passages=[sorted(s) for s in phrase_passages], synonyms=synonyms,
                           phrase_vectors=phrase_vectors, fact_vectors=fact_vectors, passage_vectors=passage_vectors,
                           embed_model=embedder.name,
-                          meta={"synonym_threshold": synonym_threshold, "synonym_top_k": synonym_top_k})
+                          meta={"synonym_threshold": synonym_threshold, "synonym_top_k": synonym_top_k,
+                                "mention_edges_from": mentions})
+
+
+MENTION_MAX_SHARE = 0.05   # a phrase in more than this share of passages is too common to join them
+
+
+def text_mention_links(keys: Sequence[str], surfaces: Sequence[str],
+                       passages: Sequence[Passage]) -> dict[int, set[str]]:
+    """Phrase index -> the passages whose text mentions it (word-boundary match on the normalised phrase).
+
+    Only specific phrases: two words or more, or one word written with a capital or a digit (a name, a code);
+    a phrase found in more than MENTION_MAX_SHARE of the passages (and more than 3) links nothing.
+    """
+    specific = {k: i for i, (k, surface) in enumerate(zip(keys, surfaces, strict=True))
+                if " " in k or any(ch.isdigit() for ch in k) or surface[:1].isupper()}
+    longest = max((k.count(" ") + 1 for k in specific), default=0)
+    found: dict[int, set[str]] = {}
+    for p in passages:
+        words = normalize_entity(p.text).split()
+        for n in range(1, longest + 1):
+            for start in range(len(words) - n + 1):
+                i = specific.get(" ".join(words[start:start + n]))
+                if i is not None:
+                    found.setdefault(i, set()).add(p.id)
+    limit = max(3, int(MENTION_MAX_SHARE * len(passages)))
+    return {i: pids for i, pids in found.items() if len(pids) <= limit}
 
 
 def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, top_k: int,

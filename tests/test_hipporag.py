@@ -172,3 +172,29 @@ def test_changed_precomputed_triples_make_a_new_graph(tmp_path, embedder):
     fewer = build_or_load(precomputed=case.triples[:3], **kwargs)
     assert not fewer.loaded and fewer.key != first.key and fewer.graph.stats()["facts"] == 3
     assert build_or_load(precomputed=case.triples, **kwargs).loaded
+
+
+def test_synonymy_never_joins_other_numbers_or_other_people():
+    from kg.graph import may_be_synonyms
+
+    assert not may_be_synonyms("9 45 pm", "9 15 pm")           # embeddings put these at cosine 0.97
+    assert not may_be_synonyms("january 1960", "august 15 1960")
+    assert not may_be_synonyms("mr blackwood", "mrs blackwood")
+    assert may_be_synonyms("mr blackwood", "blackwood") and may_be_synonyms("ms crane", "victoria crane")
+    assert may_be_synonyms("1990 season", "1990 campaign")
+
+
+def test_text_mentions_join_what_the_model_extracted_from_one_passage_only(embedder):
+    docs = [{"id": "A", "text": "The camera caught a figure in a long coat in the hallway."},
+            {"id": "B", "text": "Officers found a long coat in the trunk while the gardener watched."},
+            {"id": "C", "text": "The gardener trimmed the hedges."}]
+    triples = [{"doc_id": "A", "subject": "figure", "relation": "wore", "object": "long coat"},
+               {"doc_id": "C", "subject": "gardener", "relation": "trimmed", "object": "hedges"}]
+    case = make_case(docs, [], triples)
+    plain = build_graph(passage_triples(case.triples, case.passages), case.passages, embedder, text_mentions=False)
+    linked = build_graph(passage_triples(case.triples, case.passages), case.passages, embedder)
+    coat = plain.phrase_keys.index("long coat")
+    assert plain.phrase_passages[coat] == ["A"] and linked.phrase_passages[coat] == ["A", "B"]
+    assert linked.meta["mention_edges_from"] == {"llm": 4, "text": 1}
+    gardener = linked.phrase_keys.index("gardener")   # one common word, not a name: B mentions it, no link
+    assert linked.phrase_passages[gardener] == ["C"]
