@@ -24,7 +24,7 @@ check: $(STAMP)
 	$(PY) -m llm check
 
 test: $(STAMP)
-	OMP_NUM_THREADS=2 $(PY) -m pytest -q -rs tests
+	OMP_NUM_THREADS=2 $(PY) -m pytest -q -rs --durations=12 tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
