@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from casebook.contract import BuildReport
+from indexes import cosine_collection
 from kg import GraphBuild
 
 BATCH = 2000
@@ -40,9 +41,7 @@ class VectorGraphStore:
         self.client = client
         graph = build.graph
         self.names = {kind: f"vg-{kind}-{build.key}" for kind in ("entities", "relations", "passages")}
-        self.collections = {kind: client.get_or_create_collection(name, embedding_function=None,
-                                                                  configuration={"hnsw": {"space": "cosine"}})
-                            for kind, name in self.names.items()}
+        self.collections = {kind: cosine_collection(client, name) for kind, name in self.names.items()}
         self.expected = {"entities": len(graph.phrases), "relations": len(graph.facts),
                          "passages": len(graph.passage_ids)}
 
