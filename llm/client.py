@@ -211,31 +211,33 @@ class OpenAIClient:
                  timeout: float | None = None, retries: int | None = None) -> Any:
         url = self.base_url + path
         timeout = self.timeout if timeout is None else timeout
-        retries = self.max_retries if retries is None else retries
         headers = self._headers()
+
+        def once() -> Any:
+            status, text, resp_headers = self._send(method, url, payload, headers, timeout)
+            if status == 429 or status >= 500:
+                raise _Retryable(self._error(status, text, url, model), resp_headers.get("Retry-After"))
+            if status >= 400:
+                raise self._error(status, text, url, model)
+            return _json_body(status, text, url, model)
+        return self._retrying(once, url, model, self.max_retries if retries is None else retries)
+
+    def _retrying(self, once: Callable[[], Any], url: str, model: str, retries: int,
+                  give_up: Callable[[], bool] = lambda: False) -> Any:
+        """``once()`` again after a connection failure or an HTTP 429/5xx, with backoff, up to ``retries`` times
+        (never once ``give_up()`` says so)."""
         attempt = 0
         while True:
             try:
-                status, text, resp_headers = self._send(method, url, payload, headers, timeout)
-            except ServerUnavailable as exc:
-                if attempt >= retries:
+                return once()
+            except (ServerUnavailable, _Retryable) as exc:
+                if give_up() or attempt >= retries:
+                    if isinstance(exc, _Retryable):
+                        raise exc.error from None
                     raise ServerUnavailable(f"cannot reach the model server ({exc.detail})", url=url,
                                             model=model) from None
-                self._sleep(attempt, None)
+                self._sleep(attempt, exc.retry_after if isinstance(exc, _Retryable) else None)
                 attempt += 1
-                continue
-            if status == 429 or status >= 500:
-                if attempt < retries:
-                    self._sleep(attempt, resp_headers.get("Retry-After"))
-                    attempt += 1
-                    continue
-            if status >= 400:
-                raise self._error(status, text, url, model)
-            try:
-                return json.loads(text)
-            except json.JSONDecodeError:
-                raise BadResponse(f"HTTP {status} with a body that is not JSON: {text[:200]!r}",
-                                  url=url, model=model, status=status) from None
 
     def _stream_chat(self, payload: dict, model: str, on_text: Callable[[str], None] | None) -> dict:
         """A streamed chat completion, read as server-sent events and returned as the non-streamed body.
@@ -244,20 +246,12 @@ class OpenAIClient:
         shown part of a reply). Without ``progress_deadline`` the whole reply must arrive within ``timeout``.
         """
         url = self.base_url + "/chat/completions"
-        attempt, shown = 0, False
-        while True:
-            pieces: list[str] = []
-            try:
-                return self._read_events(url, payload, model, pieces, on_text)
-            except (ServerUnavailable, _Retryable) as exc:
-                shown = shown or bool(pieces)
-                if shown or attempt >= self.max_retries:
-                    if isinstance(exc, _Retryable):
-                        raise exc.error from None
-                    raise ServerUnavailable(f"cannot reach the model server ({exc.detail})", url=url,
-                                            model=model) from None
-                self._sleep(attempt, exc.retry_after if isinstance(exc, _Retryable) else None)
-                attempt += 1
+        pieces: list[str] = []
+
+        def once() -> dict:
+            pieces.clear()
+            return self._read_events(url, payload, model, pieces, on_text)
+        return self._retrying(once, url, model, self.max_retries, give_up=lambda: bool(pieces))
 
     def _read_events(self, url: str, payload: dict, model: str, pieces: list[str],
                      on_text: Callable[[str], None] | None) -> dict:
@@ -266,10 +260,8 @@ class OpenAIClient:
         try:
             resp = self._session.post(url, json=payload, headers=self._headers(), stream=True,
                                       timeout=(min(self.timeout, 10.0), self.timeout))
-        except requests.exceptions.Timeout:
-            raise RequestTimeout(f"no answer within {self.timeout:g}s", url=url, model=model) from None
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
-            raise ServerUnavailable(_reason(exc), url=url) from None
+            raise _transport_error(exc, url, f"no answer within {self.timeout:g}s", model) from None
         usage: dict = {}
         try:
             if resp.status_code >= 400:
@@ -278,11 +270,7 @@ class OpenAIClient:
                     raise _Retryable(error, resp.headers.get("Retry-After"))
                 raise error
             if "json" in resp.headers.get("Content-Type", ""):   # a server that does not stream answers at once
-                try:
-                    body = json.loads(resp.text)
-                except json.JSONDecodeError:
-                    raise BadResponse(f"HTTP {resp.status_code} with a body that is not JSON: {resp.text[:200]!r}",
-                                      url=url, model=model) from None
+                body = _json_body(resp.status_code, resp.text, url, model)
                 pieces.append(self._message_text(body, model))
                 if on_text is not None and pieces[-1]:
                     on_text(pieces[-1])
@@ -317,9 +305,7 @@ class OpenAIClient:
                     if on_text is not None:
                         on_text(piece)
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
-            if "timed out" in str(exc).lower():   # requests reports a read timeout mid-stream as a ConnectionError
-                raise RequestTimeout(f"no token for {self.timeout:g}s", url=url, model=model) from None
-            raise ServerUnavailable(_reason(exc), url=url) from None
+            raise _transport_error(exc, url, f"no token for {self.timeout:g}s", model) from None
         finally:
             resp.close()
         return {"choices": [{"message": {"content": "".join(pieces)}}], "usage": usage}
@@ -346,12 +332,8 @@ class OpenAIClient:
                 body = b"".join(chunks).decode("utf-8", errors="replace")
             finally:
                 resp.close()
-        except requests.exceptions.Timeout:
-            raise RequestTimeout(f"no answer within {timeout:g}s", url=url) from None
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
-            if "timed out" in str(exc).lower():
-                raise RequestTimeout(f"no answer within {timeout:g}s", url=url) from None
-            raise ServerUnavailable(_reason(exc), url=url) from None
+            raise _transport_error(exc, url, f"no answer within {timeout:g}s") from None
         return resp.status_code, body, resp.headers
 
     def _sleep(self, attempt: int, retry_after: str | None) -> None:
@@ -378,6 +360,22 @@ class _Retryable(Exception):
     def __init__(self, error: LLMError, retry_after: str | None):
         super().__init__(str(error))
         self.error, self.retry_after = error, retry_after
+
+
+def _transport_error(exc: Exception, url: str, timed_out: str, model: str = "") -> LLMError:
+    """A requests/urllib3 failure as ours: a timeout (requests reports one mid-stream as a ConnectionError whose
+    text says so), else a server that cannot be reached."""
+    if isinstance(exc, requests.exceptions.Timeout) or "timed out" in str(exc).lower():
+        return RequestTimeout(timed_out, url=url, model=model)
+    return ServerUnavailable(_reason(exc), url=url)
+
+
+def _json_body(status: int, text: str, url: str, model: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise BadResponse(f"HTTP {status} with a body that is not JSON: {text[:200]!r}", url=url, model=model,
+                          status=status) from None
 
 
 def _count(value: object) -> int:
