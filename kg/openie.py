@@ -37,23 +37,21 @@ _EXAMPLE_TRIPLES = [
     ["schooner Santa Clara", "had refit costing", "$3 million"],
 ]
 
-NER_SYSTEM = (f"[{PROMPT_VERSION}] You extract named entities from a passage. List every person, organisation, "
-              "place, named object, date, time and amount, written exactly as in the passage. Answer with JSON "
+# The parts the prompts share, so the one-call prompt asks for exactly what the two calls ask for.
+_ENTITY_KINDS = ("every person, organisation, place, named object, date, time and amount, written exactly as in the "
+                 "passage")
+_TRIPLE_RULES = ("replace pronouns (he, she, it, they) and possessives (her, his, its) with the full name they refer "
+                 "to; keep subjects and objects short noun phrases; keep dates, times and amounts as objects; state "
+                 "only what the passage says. Answer with JSON only: ")
+NER_SYSTEM = (f"[{PROMPT_VERSION}] You extract named entities from a passage. List {_ENTITY_KINDS}. Answer with JSON "
               'only: {"named_entities": [...]}')
 TRIPLE_SYSTEM = (f"[{PROMPT_VERSION}] You build a knowledge graph from a passage. Write (subject, relation, object) "
                  "triples for the facts the passage states. Rules: every triple contains at least one of the given "
-                 "named entities; replace pronouns (he, she, it, they) and possessives (her, his, its) with the "
-                 "full name they refer to; keep subjects and objects short noun phrases; keep dates, times and "
-                 "amounts as objects; state only what the passage says. Answer with JSON only: "
-                 '{"triples": [[subject, relation, object], ...]}')
-
-JOINT_SYSTEM = (f"[{PROMPT_VERSION}-joint] You build a knowledge graph from a passage. First list every person, "
-                "organisation, place, named object, date, time and amount, written exactly as in the passage. Then "
-                "write (subject, relation, object) triples for the facts the passage states. Rules: every triple "
-                "contains at least one of the named entities; replace pronouns (he, she, it, they) and possessives "
-                "(her, his, its) with the full name they refer to; keep subjects and objects short noun phrases; keep "
-                "dates, times and amounts as objects; state only what the passage says. Answer with JSON only: "
-                '{"named_entities": [...], "triples": [[subject, relation, object], ...]}')
+                 f"named entities; {_TRIPLE_RULES}" + '{"triples": [[subject, relation, object], ...]}')
+JOINT_SYSTEM = (f"[{PROMPT_VERSION}-joint] You build a knowledge graph from a passage. First list {_ENTITY_KINDS}. "
+                "Then write (subject, relation, object) triples for the facts the passage states. Rules: every triple "
+                f"contains at least one of the named entities; {_TRIPLE_RULES}"
+                + '{"named_entities": [...], "triples": [[subject, relation, object], ...]}')
 
 NER_SCHEMA = {"type": "object", "properties": {"named_entities": {
     "type": "array", "items": {"type": "string"}, "maxItems": 40}}, "required": ["named_entities"]}
