@@ -103,7 +103,7 @@ def generate(seed: int, suspects: int = 4) -> dict[str, object]:
     people = []
     for last, role in zip(surnames[1:suspects + 1], rng.sample(ROLES, suspects), strict=True):
         sex = pick("mf")
-        people.append(Person(rng.choice(FIRST[sex]), last, sex, role, alibi_place=""))
+        people.append(Person(pick(FIRST[sex]), last, sex, role))
     places = rng.sample(PLACES, suspects)
     for p, place in zip(people, places, strict=True):
         p.alibi_place = place
@@ -119,7 +119,7 @@ def generate(seed: int, suspects: int = 4) -> dict[str, object]:
     hour = rng.randint(8, 10)
     seen, camera = f"{hour}:{pick(['10', '20', '25'])} PM", f"{hour}:{pick(['35', '40', '50'])} PM"
     discovered = f"{hour + 1}:45 PM"
-    sale = f"{rng.randint(9, 11)}:{rng.choice(['05', '15', '30'])} AM"
+    sale = f"{rng.randint(9, 11)}:{pick(['05', '15', '30'])} AM"
     m = Mystery()
 
     theft = m.doc("Report of the theft", [
@@ -175,11 +175,10 @@ def generate(seed: int, suspects: int = 4) -> dict[str, object]:
         pick([f"Officers searched the {vehicle} and found a {coat} under the back seat.",
               f"In the boot of the {vehicle} officers found a {coat}, still damp."])],
         [(vehicle, "contained", coat)])
+    seller = "man" if culprit.sex == "m" else "woman"
     pawn = m.doc("Pawn shop report", [
-        pick([f"At {sale} the next day a {'man' if culprit.sex == 'm' else 'woman'} tried to sell a {obj} at a "
-              f"pawn shop on {street}.",
-              f"The next morning, at {sale}, a {'man' if culprit.sex == 'm' else 'woman'} offered a {obj} to a "
-              f"pawnbroker on {street}."]),
+        pick([f"At {sale} the next day a {seller} tried to sell a {obj} at a pawn shop on {street}.",
+              f"The next morning, at {sale}, a {seller} offered a {obj} to a pawnbroker on {street}."]),
         "The seller left before the paperwork was done."],
         [("seller", "tried to sell", obj), ("seller", "at pawn shop on", street)])
     lineup = m.doc("Photo lineup", [
@@ -204,16 +203,14 @@ def generate(seed: int, suspects: int = 4) -> dict[str, object]:
           [(interviews[culprit.last], culprit.alibi_place), (alibis[culprit.last], culprit.alibi_place)],
           [culprit.title, culprit.last])
     m.ask("sense-making", f"Who had both a motive and the opportunity to steal the {obj}?", name,
-          [(finances[culprit.last], next(t["object"] for t in m.triples if t["doc_id"] == finances[culprit.last])),
-           (sighting, house), (registry, culprit.name)], [culprit.title, culprit.last])
+          [(finances[culprit.last], culprit.motive), (sighting, house), (registry, culprit.name)],
+          [culprit.title, culprit.last])
     m.ask("sense-making", f"What evidence ties {culprit.name} to the theft at {house}?",
           f"{culprit.their.capitalize()} {vehicle} was seen at the house and held the {coat} seen on camera",
           [(registry, culprit.name), (sighting, house), (search, coat), (footage, coat)])
     m.ask("sense-making", f"{red_herring.name} had a motive too. Why is {red_herring.they} not the thief?",
           f"{red_herring.their.capitalize()} alibi at {red_herring.alibi_place} was confirmed",
-          [(finances[red_herring.last], next(t["object"] for t in m.triples
-                                            if t["doc_id"] == finances[red_herring.last])),
-           (alibis[red_herring.last], red_herring.alibi_place)])
+          [(finances[red_herring.last], red_herring.motive), (alibis[red_herring.last], red_herring.alibi_place)])
     case = {"title": f"The {obj.title()} of {house}", "description": (
         f"Generated mystery (seed {seed}, {suspects} suspects): a {obj} has vanished from {house}. "
         f"{len(m.documents)} short records; the thief is named only when several are read together."),
