@@ -16,7 +16,7 @@ from casebook import catalog
 from casebook.loader import CaseError, load_case
 from casebook.storage import Storage
 from casebook.types import ProgressUpdate, Question
-from kg import KNOWLEDGE_GRAPH
+from kg import KNOWLEDGE_GRAPH, missing_triples
 from lab import registry
 from lab.report import build_report, describe_build, to_markdown
 from lab.runner import Lab, RunConfig
@@ -114,10 +114,8 @@ def run(args: argparse.Namespace) -> int:
         if args.judge and args.retrieval_only else None,
         "--ask: the question is empty" if any(not a.strip() for a in args.ask) else None,
         "--graphml: no selected strategy builds a knowledge graph"
-        if args.graphml and not any(KNOWLEDGE_GRAPH in registry.get(n).uses(config.build_params(n))
-                                    for n in config.strategies) else None,
-        f"--triples precomputed: the case {case.name!r} has no triples.json (use --triples llm or auto)"
-        if args.triples == "precomputed" and not case.triples else None) if p), None)
+        if args.graphml and KNOWLEDGE_GRAPH not in config.products() else None,
+        missing_triples(case, args.triples)) if p), None)
     if problem:
         return fail(2, problem)
 

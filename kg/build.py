@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from casebook.contract import BuildContext, BuildFailure, BuildReport, Product
-from casebook.types import Passage, Progress, Triple
+from casebook.types import Case, Passage, Progress, Triple
 from llm import Embedder, OpenAIClient
 
 from . import openie
@@ -91,6 +91,13 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
                       failures=result.failures if result else [])
 
 
+def missing_triples(case: Case, triples: str) -> str:
+    """Why ``--triples`` cannot be met by the case (precomputed triples it does not have), or ''."""
+    if triples == "precomputed" and not case.triples:
+        return f"--triples precomputed: the case {case.name!r} has no triples.json (use --triples llm or auto)"
+    return ""
+
+
 def _triples_from_file(ctx: BuildContext) -> bool:
     return ctx.triples == "precomputed" or (ctx.triples == "auto" and bool(ctx.case.triples))
 
@@ -107,8 +114,8 @@ def _make(ctx: BuildContext) -> GraphBuild:
     """The case's graph for this build: triples from the case file, or OpenIE by the extraction model."""
     case = ctx.case
     use_file = _triples_from_file(ctx)
-    if ctx.triples == "precomputed" and not case.triples:
-        raise ValueError(f"--triples precomputed: the case {case.name!r} has no triples.json")
+    if problem := missing_triples(case, ctx.triples):
+        raise ValueError(problem)
     if not use_file and ctx.backend is None:
         raise ValueError("LLM OpenIE needs a chat model; use --triples precomputed or a backend with an LLM")
     build = build_or_load(

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from casebook.contract import TRIPLE_SOURCES, BuildContext, BuildReport, Value
+from casebook.contract import TRIPLE_SOURCES, BuildContext, BuildReport, Product, Value
 from casebook.storage import Storage
 from casebook.types import Case, Explanation, Progress, Question, Retrieval, Retriever
 from kg import KNOWLEDGE_GRAPH, GraphBuild
@@ -65,6 +65,10 @@ class RunConfig:
     def build_params(self, strategy: str) -> dict[str, Value]:
         """The parameters of ``strategy`` that shape its index."""
         return get(strategy).split(self.values(strategy))[0]
+
+    def products(self) -> list[Product]:
+        """The shared products the strategies' builds ask for, strategy by strategy (one may ask again)."""
+        return [p for n in self.strategies for p in get(n).uses(self.build_params(n))]
 
     def query_params(self, strategy: str) -> dict[str, Value]:
         """The parameters of ``strategy`` that only shape its queries."""
@@ -152,8 +156,7 @@ class Lab:
 
     def plan(self) -> list[tuple[str, int]]:
         """The progress stages build() may report, in order, with their totals (0: known once it gets there)."""
-        cfg = self.config
-        return self._context().plan([p for n in cfg.strategies for p in get(n).uses(cfg.build_params(n))])
+        return self._context().plan(self.config.products())
 
     def build(self, progress: Progress | None = None) -> list[BuildReport]:
         """Build or load every strategy's index; returns what each build step did."""
