@@ -110,11 +110,12 @@ class VectorIndex:
     def __init__(self, client, case_name: str, embedder: Embedder, folder_hint: str = "", identity: str = ""):
         self.client, self.embedder = client, embedder
         self.name = collection_name(case_name, embedder.name, identity)
-        self._folder_hint, self._metadata = folder_hint, {"case": case_name[:200], "embed_model": embedder.name}
+        self._folder = Path(folder_hint or "the Chroma store")   # named in errors
+        self._metadata = {"case": case_name[:200], "embed_model": embedder.name}
         try:
             self.collection = self._open()
         except Exception as exc:
-            raise IndexStoreError(_rebuild_hint(Path(folder_hint or "the Chroma store"), exc)) from None
+            raise IndexStoreError(_rebuild_hint(self._folder, exc)) from None
 
     def _open(self):
         return cosine_collection(self.client, self.name, self._metadata)
@@ -136,7 +137,7 @@ class VectorIndex:
                 self.client.delete_collection(self.name)
                 self.collection = self._open()
             except Exception as exc2:
-                raise IndexStoreError(_rebuild_hint(Path(self._folder_hint or "the Chroma store"), exc2)) from None
+                raise IndexStoreError(_rebuild_hint(self._folder, exc2)) from None
             return self._sync(passages, progress, batch_size)
 
     def _sync(self, passages: Sequence[Passage], progress: Progress | None, batch_size: int) -> SyncReport:
