@@ -17,8 +17,7 @@ import statistics
 
 from common import RESULTS, write_result
 
-from casebook.generate import generate
-from casebook.loader import load_files
+from casebook.generate import load_mystery
 from kg.normalize import normalize_entity
 from kg.openie import extract
 from lab.runner import Lab, RunConfig
@@ -28,21 +27,12 @@ OPENIE = RESULTS / "openie"
 TYPES = ("simple", "multi-hop", "sense-making")
 
 
-def case_of(seed: int, suspects: int, triples: list[dict] | None):
-    """The generated case (with ``triples`` as its triples.json when given) and its gold triples."""
-    files = generate(seed, suspects)
-    parts = [(n, json.dumps(v).encode()) for n, v in files.items() if n != "gold_triples.json"]
-    if triples is not None:
-        parts.append(("triples.json", json.dumps(triples).encode()))
-    return load_files(parts, name=f"mystery-{seed}-{suspects}"), files["gold_triples.json"]
-
-
 def model_triples(seed: int, suspects: int, settings: Settings) -> list[dict]:
     """The embedded model's OpenIE of the case, from the repo's cache or run now (and cached)."""
     path = OPENIE / f"mystery-{seed}-{suspects}.json"
     if path.exists():
         return json.loads(path.read_text(encoding="utf-8"))
-    case, _ = case_of(seed, suspects, None)
+    case, _ = load_mystery(seed, suspects)
     backend = connect(settings.replace(backend="embedded"))
     result = extract(backend.client, backend.extraction_model, case.passages, workers=2)
     doc_of = {p.id: p.doc_id for p in case.passages}
@@ -93,11 +83,11 @@ def main(argv=None) -> int:
     rows = []
     for seed in seeds:
         triples = model_triples(seed, args.suspects, settings)
-        _, gold = case_of(seed, args.suspects, None)
+        _, gold = load_mystery(seed, args.suspects)
         gold_plain = [{k: t[k] for k in ("doc_id", "subject", "relation", "object")} for t in gold]
         row: dict = {"seed": seed, "openie": quality(triples, gold)}
         for label, given, strategies in (("model", triples, ("naive", "hipporag")), ("gold", gold_plain, ("hipporag",))):
-            case, _ = case_of(seed, args.suspects, given)
+            case, _ = load_mystery(seed, args.suspects, given)
             lab = Lab(case, settings, RunConfig(strategies=strategies, retrieval_only=True, triples="precomputed",
                                                 top_k=3), embedder=embedder)
             lab.build()

@@ -14,6 +14,9 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .loader import load_files
+from .types import Case
+
 FIRST = {"m": ["Arthur", "Benedict", "Conrad", "Desmond", "Elliot", "Felix", "Gideon", "Hugo", "Ivan", "Jasper",
                "Leopold", "Milo", "Nathaniel", "Oscar", "Rupert", "Silas", "Tobias", "Walter"],
          "f": ["Adele", "Beatrice", "Cordelia", "Daphne", "Eleanor", "Flora", "Georgina", "Helena", "Iris", "Judith",
@@ -217,6 +220,16 @@ def generate(seed: int, suspects: int = 4) -> dict[str, object]:
         "source": f"python -m casebook generate --seed {seed} --suspects {suspects}", "license": "CC0"}
     return {"documents.json": m.documents, "questions.json": m.questions, "case.json": case,
             "gold_triples.json": m.triples}
+
+
+def load_mystery(seed: int, suspects: int = 4, triples: list[dict] | None = None) -> tuple[Case, list[dict]]:
+    """The generated case, loaded like any case (``triples`` as its triples.json when given), and its gold
+    triples (kept out of the case: they are the answer key, not input)."""
+    files = generate(seed, suspects)
+    parts = [(name, json.dumps(value).encode()) for name, value in files.items() if name != "gold_triples.json"]
+    if triples is not None:
+        parts.append(("triples.json", json.dumps(triples).encode()))
+    return load_files(parts, name=f"mystery-{seed}-{suspects}"), files["gold_triples.json"]
 
 
 def write(files: dict[str, object], folder: Path) -> Path:
