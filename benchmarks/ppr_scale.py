@@ -82,15 +82,14 @@ def run(n_nodes: int, n_edges: int, queries: int, nx_queries: int) -> dict:
     tracemalloc.stop()
     nx_times, diffs = [], []
     for j in range(nx_queries):
-        pers = {int(i): float(personalizations[i, j]) for i in np.nonzero(personalizations[:, j])[0]}
+        pers = _as_dict(personalizations[:, j])
         ref, ms = timed(lambda pers=pers: nx.pagerank(g, alpha=0.5, personalization=pers, weight="weight"))
         nx_times.append(ms)
-        diffs.append(float(np.abs(np.array([ref[i] for i in range(n)]) - scores["float64"][j]).max()))
+        diffs.append(float(np.abs(_as_array(ref, n) - scores["float64"][j]).max()))
     # nx.pagerank stops when the L1 change is below N * tol, so at scale its default answer is itself loose:
     # check our scores against nx run to a tight tolerance (untimed) as well.
-    pers = {int(i): float(personalizations[i, 0]) for i in np.nonzero(personalizations[:, 0])[0]}
-    tight = nx.pagerank(g, alpha=0.5, personalization=pers, weight="weight", tol=1e-14, max_iter=1000)
-    tight = np.array([tight[i] for i in range(n)])
+    tight = _as_array(nx.pagerank(g, alpha=0.5, personalization=_as_dict(personalizations[:, 0]), weight="weight",
+                                  tol=1e-14, max_iter=1000), n)
     nx_ms = statistics.median(nx_times)
     ms64, ms32 = statistics.median(times["float64"]), statistics.median(times["float32"])
     return {"nodes": n, "edges": int(len(rows)), "our_build_s": round(build_s["float64"], 3),
@@ -103,6 +102,15 @@ def run(n_nodes: int, n_edges: int, queries: int, nx_queries: int) -> dict:
             "max_abs_diff_vs_nx_tight": float(np.abs(tight - scores["float64"][0]).max()),
             "float32_max_abs_diff_vs_nx_tight": float(np.abs(tight - scores["float32"][0]).max()),
             "queries": queries, "batch": BATCH, "nx_queries": nx_queries}
+
+
+def _as_dict(column: np.ndarray) -> dict[int, float]:
+    """A personalization vector as nx.pagerank takes it: its non-zero entries by node."""
+    return {int(i): float(column[i]) for i in np.nonzero(column)[0]}
+
+
+def _as_array(scores: dict[int, float], n: int) -> np.ndarray:
+    return np.array([scores[i] for i in range(n)])
 
 
 def _nx_graph(n, rows, cols, weights) -> nx.Graph:
