@@ -10,9 +10,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +46,7 @@ class Row:
     server: Callable[[FaultServer], None] | None = None   # scripts a loopback model server
     after: Callable[[Path, str, FaultServer | None], None] | None = None   # what must hold afterwards
     never: str = ""                      # a regex the message must NOT match (wrong advice)
+    during: Callable[[pytest.MonkeyPatch], None] | None = None   # a fault injected into the run itself
 
 
 # -- case files ---------------------------------------------------------------------------------------------
@@ -69,7 +73,7 @@ def doc(**fields) -> list[dict]:
 
 def no_index_written(tmp: Path, _out: str, _srv) -> None:
     """Nothing was built: the data folder holds no saved graph and no Chroma collection."""
-    assert not list((tmp / "data" / "graphs").glob("*.json")) if (tmp / "data" / "graphs").exists() else True
+    assert not list((tmp / "data" / "graphs").glob("*.json"))   # a missing folder globs to nothing
     db = tmp / "data" / "chroma" / "chroma.sqlite3"
     if db.exists():
         with sqlite3.connect(db) as con:
@@ -296,8 +300,13 @@ ROWS: list[Row] = [
         after=lambda tmp, out, srv: _assert(cached_chats(tmp) == 0 and not list((tmp / "data" / "graphs").glob(
             "*.json")), "unreadable OpenIE output was cached or an empty graph saved")),
     Row("ctrl-c", "interrupt", "Ctrl-C during the build (a KeyboardInterrupt trace)", RETRIEVE, 130,
-        r"stopped \(Ctrl-C\)", prepare=files()),
+        r"stopped \(Ctrl-C\)", prepare=files(),
+        during=lambda mp: mp.setattr("lab.runner.Lab.build", lambda *a, **k: _raise(KeyboardInterrupt))),
 ]
+
+
+def _raise(error: type[BaseException]) -> None:
+    raise error
 
 
 def _assert(ok: bool, message: str) -> None:
@@ -406,8 +415,8 @@ def test_bad_input(row: Row, tmp_path, monkeypatch, capsys):
             row.prepare(tmp_path)
         capsys.readouterr()
         argv = [a.replace("{case}", str(tmp_path / "case")).replace("{tmp}", str(tmp_path)) for a in row.argv]
-        if row.id == "ctrl-c":
-            monkeypatch.setattr("lab.runner.Lab.build", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
+        if row.during:
+            row.during(monkeypatch)
         with _logs_to_stderr():
             try:
                 code = (casebook_main if row.tool == "validate" else run_comparison.main)(argv)
@@ -432,14 +441,11 @@ class _logs_to_stderr:
     """The CLI's warnings (logging) land where a user sees them: stderr, captured here."""
 
     def __enter__(self):
-        import logging
-        import sys
         self.handler = logging.StreamHandler(sys.stderr)
         self.handler.setFormatter(logging.Formatter("WARNING %(name)s: %(message)s"))
         logging.getLogger().addHandler(self.handler)
 
     def __exit__(self, *exc):
-        import logging
         logging.getLogger().removeHandler(self.handler)
 
 
@@ -451,9 +457,6 @@ def test_the_catalogue_is_large_and_documented():
 
 def test_two_processes_building_one_new_case_at_once(tmp_path):
     """Two CLI runs start on the same new case together: each finishes, and the index holds each passage once."""
-    import subprocess
-    import sys
-
     import chromadb
 
     case_files(tmp_path)
@@ -521,9 +524,6 @@ print(index.sync(passages).embedded, index.search(HashEmbedder().embed(["text 5"
 
 def test_damaged_vector_segment_is_rebuilt(tmp_path):
     """Random bytes in a collection's HNSW files (chromadb's InternalError): the index is rebuilt with a warning."""
-    import subprocess
-    import sys
-
     def run():
         return subprocess.run([sys.executable, "-c", HASH_EMBEDDER_RUN, str(tmp_path)], cwd=ROOT, text=True,
                               capture_output=True, timeout=300)
