@@ -172,8 +172,6 @@ def test_browser_walks_cells_1_to_6(streamlit_server, browser, tmp_path):
         ran = {row[0] for row in rows if row[1] == "yes"}
         assert ran and ran <= legend, (name, ran - legend)
     shoot(page, "5 · Ask a question", "cell5-ask.png", tmp_path)
-    if os.environ.get("SAVE_SCREENSHOT"):
-        shutil.copy(tmp_path / "cell5-ask.png", os.environ["SAVE_SCREENSHOT"])
     # A query-time change answers again without a rebuild.
     page.get_by_role("slider", name="top-k passages").focus()
     page.keyboard.press("ArrowRight")
