@@ -35,8 +35,10 @@ RUNS = [
     ("sensitivity", "sensitivity.py", [], ["--quick"]),
     ("flagship", "flagship.py", [], []),
     ("generated", "generated.py", ["--seeds", "1-10"], None),
-    ("indexing", "indexing.py", ["--only", "purloined_pearl:10:2,musique_train100:10:2", "--modes", "two-step,joint"],
-     ["--quick"]),
+    ("indexing", "indexing.py", ["--only", "purloined_pearl:10:1,musique_train100:10:1", "--modes",
+                                 "two-step,joint,triples"], ["--quick"]),
+    # 65372ca: main when the speed issue was filed, the baseline of the same-run build comparison.
+    ("indexing_builds", "indexing.py", ["--baseline", "65372ca", "--builds-only", "--out", "indexing_builds"], None),
 ]
 
 

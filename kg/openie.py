@@ -1,4 +1,5 @@
-"""LLM OpenIE in two steps, as HippoRAG does: named entities first, then triples that use them.
+"""LLM OpenIE in two steps, as HippoRAG does: named entities first, then triples that use them (the default;
+``MODES`` lists the one-call variants measured in benchmarks/indexing.py).
 
 Prompts are one-shot and generic (the example is about nothing in any case). Output is schema-constrained
 where the server supports it and always parsed leniently; a passage whose output cannot be parsed after one
@@ -53,6 +54,10 @@ JOINT_SYSTEM = (f"[{PROMPT_VERSION}-joint] You build a knowledge graph from a pa
                 f"contains at least one of the named entities; {_TRIPLE_RULES}"
                 + '{"named_entities": [...], "triples": [[subject, relation, object], ...]}')
 
+TRIPLES_SYSTEM = (f"[{PROMPT_VERSION}-triples] You build a knowledge graph from a passage. Write (subject, relation, "
+                  f"object) triples for the facts the passage states; subjects and objects name {_ENTITY_KINDS}. "
+                  f"Rules: {_TRIPLE_RULES}" + '{"triples": [[subject, relation, object], ...]}')
+
 NER_SCHEMA = {"type": "object", "properties": {"named_entities": {
     "type": "array", "items": {"type": "string"}, "maxItems": 40}}, "required": ["named_entities"]}
 TRIPLE_SCHEMA = {"type": "object", "properties": {"triples": {
@@ -63,14 +68,18 @@ TRIPLE_SCHEMA = {"type": "object", "properties": {"triples": {
 
 JOINT_SCHEMA = {"type": "object", "properties": {**NER_SCHEMA["properties"], **TRIPLE_SCHEMA["properties"]},
                 "required": ["named_entities", "triples"]}
-MODES = ("two-step", "joint")   # two calls per passage (HippoRAG's), or entities and triples in one reply
+# Two calls per passage (HippoRAG's); entities and triples in one reply; or triples alone in one reply (the
+# shortest output: no entity list, so no triple is dropped for naming none of the listed entities).
+MODES = ("two-step", "joint", "triples")
 
 
-def joint_messages(text: str) -> list[dict]:
-    return [{"role": "system", "content": JOINT_SYSTEM},
+def one_call_messages(text: str, mode: str) -> list[dict]:
+    """The prompt of a one-call mode: instructions, the one-shot example and its answer, then the passage."""
+    system, example = ((JOINT_SYSTEM, {"named_entities": _EXAMPLE_ENTITIES, "triples": _EXAMPLE_TRIPLES})
+                       if mode == "joint" else (TRIPLES_SYSTEM, {"triples": _EXAMPLE_TRIPLES}))
+    return [{"role": "system", "content": system},
             {"role": "user", "content": f"Passage:\n{_EXAMPLE_PASSAGE}"},
-            {"role": "assistant", "content": json.dumps({"named_entities": _EXAMPLE_ENTITIES,
-                                                         "triples": _EXAMPLE_TRIPLES})},
+            {"role": "assistant", "content": json.dumps(example)},
             {"role": "user", "content": f"Passage:\n{text}"}]
 
 
@@ -93,7 +102,7 @@ class PassageExtraction:
     passage_id: str
     entities: list[str] = field(default_factory=list)
     triples: list[tuple[str, str, str]] = field(default_factory=list)
-    failed_stage: str = ""     # "" when it worked, else "ner" or "triples"
+    failed_stage: str = ""     # "" when it worked, else "ner", "triples" or "joint"
     error: str = ""
     raw: str = ""              # the unparseable model output, kept for inspection
     llm_calls: int = 0
@@ -157,21 +166,22 @@ def _mentions(phrase: str, keys: list[str]) -> bool:
     return any(k == phrase or k in phrase or (len(phrase) > 3 and phrase in k) for k in keys)
 
 
-def extract_joint(client: OpenAIClient, model: str, passage: Passage) -> PassageExtraction:
-    """Entities and triples in one call: the passage is read once."""
+def extract_one_call(client: OpenAIClient, model: str, passage: Passage, mode: str) -> PassageExtraction:
+    """Entities and triples (``joint``) or triples alone (``triples``) in one call: the passage is read once."""
     out = PassageExtraction(passage_id=passage.id)
+    with_entities = mode == "joint"
 
-    def check(value) -> None:
-        clean_triples(value, clean_entities(value))
+    def read(value) -> tuple[list[str], list[tuple[str, str, str]]]:
+        entities = clean_entities(value) if with_entities else []
+        return entities, clean_triples(value, entities)
 
-    reply = chat_json(client, joint_messages(passage.text), model=model, schema=JOINT_SCHEMA, max_tokens=1200,
-                      check=check)
+    reply = chat_json(client, one_call_messages(passage.text, mode), model=model,
+                      schema=JOINT_SCHEMA if with_entities else TRIPLE_SCHEMA, max_tokens=1200, check=read)
     out.llm_calls += reply.calls
     try:
-        out.entities = clean_entities(reply.value)
-        out.triples = clean_triples(reply.value, out.entities)
+        out.entities, out.triples = read(reply.value)
     except ValueError as exc:
-        out.failed_stage, out.error, out.raw = "joint", reply.error or str(exc), reply.raw
+        out.failed_stage, out.error, out.raw = mode, reply.error or str(exc), reply.raw
     return out
 
 
@@ -201,7 +211,12 @@ def extract(client: OpenAIClient, model: str, passages: Sequence[Passage], *, wo
     """Run OpenIE over ``passages`` (``workers`` requests at once). Raises only if the server is unusable."""
     if mode not in MODES:
         raise ValueError(f"OpenIE mode must be one of {', '.join(MODES)}, not {mode!r}")
-    extract_passage = extract_joint if mode == "joint" else extract_two_step
+
+    def extract_passage(client: OpenAIClient, model: str, passage: Passage) -> PassageExtraction:
+        if mode == "two-step":
+            return extract_two_step(client, model, passage)
+        return extract_one_call(client, model, passage, mode)
+
     results: dict[str, PassageExtraction] = {}
     lock = threading.Lock()
     done = 0

@@ -165,6 +165,33 @@ def test_malformed_llm_outputs_never_crash_the_build(fault_server, embedder):
     assert graph.stats()["facts"] >= 1
 
 
+def test_triples_mode_keeps_every_triple_and_names_its_failures(fault_server):
+    answers = iter(['{"triples": [["the figure", "wore", "a long coat"], ["Orla Vance", "founded", "Kestrel Foundry"]]}'])
+    fault_server.script = [lambda h, req: reply(200, chat_body(next(answers, "I found no facts.")))(h, req)]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    case = make_case([{"id": "A", "text": "The figure wore a long coat. Orla Vance founded Kestrel Foundry."},
+                      {"id": "B", "text": "Nothing here."}])
+    result = extract(client, "m", case.passages, mode="triples")
+    a, b = result.passages
+    assert a.entities == [] and a.triples == [("the figure", "wore", "a long coat"),   # no entity list filters it
+                                              ("Orla Vance", "founded", "Kestrel Foundry")]
+    assert a.llm_calls == 1 and b.failed_stage == "triples" and "no facts" in b.raw
+    with pytest.raises(ValueError, match="two-step, joint, triples"):
+        extract(client, "m", case.passages, mode="fast")
+
+
+@pytest.mark.parametrize("mode", ["two-step", "joint", "triples"])
+def test_every_openie_mode_extracts_with_the_real_model(backend, mode):
+    case = make_case([{"id": "A", "text": "Orla Vance founded the Kestrel Foundry in Dunmore in 1998."},
+                      {"id": "B", "text": "The Kestrel Foundry cast the bell of St. Brigid's Church."}])
+    result = extract(backend.client, backend.extraction_model, case.passages, mode=mode)
+    assert not result.failures and len(result.passages) == 2
+    for p in result.passages:
+        text = normalize_entity(case.document(p.passage_id).text)
+        assert p.triples and all(normalize_entity(s) in text or normalize_entity(o) in text for s, _, o in p.triples)
+
+
 def test_changed_precomputed_triples_make_a_new_graph(tmp_path, embedder):
     case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
     kwargs = dict(passages=case.passages, fingerprint=case.fingerprint, embedder=embedder, folder=tmp_path)
@@ -198,3 +225,19 @@ def test_text_mentions_join_what_the_model_extracted_from_one_passage_only(embed
     assert linked.meta["mention_edges_from"] == {"llm": 4, "text": 1}
     gardener = linked.phrase_keys.index("gardener")   # one common word, not a name: B mentions it, no link
     assert linked.phrase_passages[gardener] == ["C"]
+
+
+def test_name_variants_join_one_person_and_only_when_the_surname_is_unique(embedder):
+    from kg.graph import name_variant_pairs
+
+    surfaces = ["Victoria Crane", "Ms. Crane", "Victoria Crane's car", "Mr. Hale", "Daniel Hale", "Ruth Hale",
+                "long coat"]
+    keys = [normalize_entity(x) for x in surfaces]
+    assert name_variant_pairs(keys, surfaces) == [(0, 1), (0, 2)]   # "Mr. Hale": two Hales, no guess
+    docs = [{"id": "A", "text": "Statement of Victoria Crane, the victim's sister."},
+            {"id": "B", "text": "Friends say Ms. Crane had seemed desperate."},
+            {"id": "C", "text": "Mr. Hale was at the club."}]
+    g = build_graph([("A", "Victoria Crane", "is sister of", "victim"), ("B", "Ms. Crane", "seemed", "desperate"),
+                     ("C", "Mr. Hale", "was at", "club")], make_case(docs).passages, embedder)
+    victoria, ms = g.phrase_keys.index("victoria crane"), g.phrase_keys.index("ms crane")
+    assert any({a, b} == {victoria, ms} for a, b, _ in g.synonyms)    # the walk crosses from B's name to A's
