@@ -128,6 +128,7 @@ def _make(ctx: BuildContext) -> GraphBuild:
     counts["openie_llm_calls"] = build.openie.llm_calls if build.openie else 0
     for source, n in build.graph.meta.get("mention_edges_from", {}).items():   # what the LLM linked, what the text did
         counts[f"mentions_from_{source}"] = n
+    counts["name_variant_edges"] = build.graph.meta.get("name_variant_edges", 0)   # among the synonym edges
     ctx.reports.append(BuildReport(
         name="knowledge graph", elapsed_ms=round(build.elapsed_ms, 1), reused=build.loaded, counts=counts,
         details={"triples": build.triples_source, "key": build.key},

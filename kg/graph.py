@@ -29,7 +29,7 @@ from .ppr import ENGINES, PPRMatrix, PPRResult, networkx_pagerank
 
 log = logging.getLogger(__name__)
 
-GRAPH_FORMAT = 5   # 4: no synonymy across numbers or genders; 5: text mentions
+GRAPH_FORMAT = 6   # 4: no synonymy across numbers or genders; 5: text mentions; 6: name variants
 SYNONYM_THRESHOLD = 0.8
 SYNONYM_TOP_K = 10
 EMBED_STAGES = ("embed entities", "embed facts", "embed passages")   # build_graph's progress stages, in order
@@ -225,12 +225,15 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
     fact_vectors = embed(facts_stage, [f.text(phrases) for f in facts])
     passage_vectors = embed(passages_stage, [p.embedding_text for p in passages])
     synonyms = synonym_pairs(phrase_vectors, phrase_keys, synonym_threshold, synonym_top_k)
+    similar = {(a, b) for a, b, _ in synonyms}
+    variants = [(a, b) for a, b in name_variant_pairs(phrase_keys, phrases) if (a, b) not in similar]
+    synonyms += [(a, b, 1.0) for a, b in variants]   # one name, however far apart the embeddings put it
     return KnowledgeGraph(phrases=phrases, phrase_keys=phrase_keys, passage_ids=[p.id for p in passages],
                           facts=facts, phrase_passages=[sorted(s) for s in phrase_passages], synonyms=synonyms,
                           phrase_vectors=phrase_vectors, fact_vectors=fact_vectors, passage_vectors=passage_vectors,
                           embed_model=embedder.name,
                           meta={"synonym_threshold": synonym_threshold, "synonym_top_k": synonym_top_k,
-                                "mention_edges_from": mentions})
+                                "mention_edges_from": mentions, "name_variant_edges": len(variants)})
 
 
 MENTION_MAX_SHARE = 0.05   # a phrase in more than this share of passages is too common to join them
@@ -289,6 +292,8 @@ def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, to
 
 
 _MALE, _FEMALE = {"mr", "sir", "lord", "mister"}, {"mrs", "ms", "miss", "madam", "lady", "mme"}
+_HONORIFICS = _MALE | _FEMALE | {"dr", "prof", "professor"}
+_POSSESSIVE = re.compile(r"^(.+?)['\u2019]s\b")
 
 
 def may_be_synonyms(a: str, b: str) -> bool:
@@ -299,6 +304,36 @@ def may_be_synonyms(a: str, b: str) -> bool:
         return False
     genders = [{g for g, words in (("m", _MALE), ("f", _FEMALE)) if words & set(k.split())} for k in (a, b)]
     return not (genders[0] and genders[1] and genders[0] != genders[1])
+
+
+def _full_names_by_surname(keys: Sequence[str], surfaces: Sequence[str]) -> dict[str, list[int]]:
+    """Surname -> the phrases that are a full name ending with it: two or three capitalised words, no honorific,
+    no digit ("Victoria Crane", "Gideon J. Whitlock")."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for i, (key, surface) in enumerate(zip(keys, surfaces, strict=True)):
+        words, shown = key.split(), surface.split()
+        if 2 <= len(words) <= 3 and words[0] not in _HONORIFICS and all(w[:1].isupper() for w in shown) \
+                and not any(ch.isdigit() for ch in key):
+            out[words[-1]].append(i)
+    return out
+
+
+def name_variant_pairs(keys: Sequence[str], surfaces: Sequence[str]) -> list[tuple[int, int]]:
+    """Pairs (i < j) of phrases that name one person or thing in other words: an honorific and a surname
+    ("Ms. Crane") and the one full name in the graph with that surname ("Victoria Crane"); a possessive
+    ("Victoria Crane's car") and its owner, when the owner is a phrase written as a name."""
+    index = {k: i for i, k in enumerate(keys)}
+    by_surname = _full_names_by_surname(keys, surfaces)
+    pairs = set()
+    for i, (key, surface) in enumerate(zip(keys, surfaces, strict=True)):
+        words = key.split()
+        if len(words) == 2 and words[0] in _HONORIFICS and len(by_surname.get(words[1], ())) == 1:
+            pairs.add(tuple(sorted((i, by_surname[words[1]][0]))))
+        owner = _POSSESSIVE.match(surface)
+        j = index.get(normalize_entity(owner.group(1))) if owner else None
+        if j is not None and j != i and surfaces[j][:1].isupper():   # a named owner, not "the country's"
+            pairs.add(tuple(sorted((i, j))))
+    return sorted(pairs)
 
 
 # -- saving and loading ----------------------------------------------------------------------------
