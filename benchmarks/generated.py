@@ -72,6 +72,8 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 100,101")
     p.add_argument("--suspects", type=int, default=4)
     p.add_argument("--out", default="generated")
+    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE",
+                   help="a strategy parameter for every run (repeatable), e.g. hipporag.passage_weight=0.05")
     args = p.parse_args(argv)
     if "-" in args.seeds:
         lo, hi = map(int, args.seeds.split("-"))
@@ -88,8 +90,9 @@ def main(argv=None) -> int:
         row: dict = {"seed": seed, "openie": quality(triples, gold)}
         for label, given, strategies in (("model", triples, ("naive", "hipporag")), ("gold", gold_plain, ("hipporag",))):
             case, _ = load_mystery(seed, args.suspects, given)
-            lab = Lab(case, settings, RunConfig(strategies=strategies, retrieval_only=True, triples="precomputed",
-                                                top_k=3), embedder=embedder)
+            config = RunConfig(strategies=strategies, retrieval_only=True, triples="precomputed", top_k=3)
+            config = config.with_assignments(a for a in args.set if a.split(".")[0] in strategies)
+            lab = Lab(case, settings, config, embedder=embedder)
             lab.build()
             for name in strategies:
                 by_type, per_q = recall_by_type(lab, name)
@@ -106,7 +109,8 @@ def main(argv=None) -> int:
     summary["openie"] = {k: round(statistics.mean(r["openie"][k] for r in rows), 3) for k in rows[0]["openie"]}
     summary["paired"] = {k: sum(r["paired"][k] for r in rows) for k in ("wins", "ties", "losses")}
     print(json.dumps(summary, indent=1))
-    write_result(args.out, {"seeds": seeds, "suspects": args.suspects, "top_k": 3, "rows": rows, "summary": summary})
+    write_result(args.out, {"seeds": seeds, "suspects": args.suspects, "top_k": 3, "params": args.set, "rows": rows,
+                            "summary": summary})
     return 0
 
 
