@@ -110,7 +110,7 @@ def main(argv=None) -> int:
     p.add_argument("--only", help="case:passages:workers[,...], e.g. purloined_pearl:10:2 (these configurations)")
     p.add_argument("--out", help="result file name (default indexing or indexing_quick)")
     p.add_argument("--modes", default="two-step", help=f"comma-separated OpenIE modes to compare ({', '.join(MODES)}): "
-                   "two calls per passage, or entities and triples in one")
+                   "two calls per passage, entities and triples in one, or triples alone in one")
     p.add_argument("--baseline", help="a git revision: time first builds with its code and this tree's in one run")
     p.add_argument("--builds-only", action="store_true", help="with --baseline: only the build comparison")
     args = p.parse_args(argv)
