@@ -25,6 +25,11 @@ def environment() -> dict:
             "cpus": os.cpu_count(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "")}
 
 
+def assignments_for(assignments: list[str], strategies) -> list[str]:
+    """The ``--set STRATEGY.PARAM=VALUE`` texts that name one of ``strategies``: a run skips the others."""
+    return [a for a in assignments if a.split(".")[0] in strategies]
+
+
 def write_result(name: str, payload: dict, out_dir: Path | None = None) -> Path:
     out_dir = out_dir or RESULTS
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ import argparse
 import json
 import statistics
 
-from common import RESULTS, write_result
+from common import RESULTS, assignments_for, write_result
 
 from casebook.generate import load_mystery
 from kg.normalize import normalize_entity
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
         for label, given, strategies in (("model", triples, ("naive", "hipporag")), ("gold", gold_plain, ("hipporag",))):
             case, _ = load_mystery(seed, args.suspects, given)
             config = RunConfig(strategies=strategies, retrieval_only=True, triples="precomputed", top_k=3)
-            config = config.with_assignments(a for a in args.set if a.split(".")[0] in strategies)
+            config = config.with_assignments(assignments_for(args.set, strategies))
             lab = Lab(case, settings, config, embedder=embedder)
             lab.build()
             for name in strategies:

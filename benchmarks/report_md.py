@@ -161,9 +161,10 @@ def render_markdown(results, quick: bool, load) -> str:
     builds = (load(results, "indexing_builds") or {}).get("builds")
     if builds:
         out += ["### First builds, before and after", "",
-                "`python benchmarks/indexing.py --baseline 65372ca --builds-only --out indexing_builds`: first "
-                "builds as a newcomer runs them (`run_comparison.py --retrieval-only --strategies naive,hipporag`, "
-                f"fresh data and cache folders) by the code of `{builds[0]['baseline']}` (main when the speed issue "
+                f"`python benchmarks/indexing.py --baseline {builds[0]['baseline']} --builds-only --out "
+                "indexing_builds`: first builds as a newcomer runs them (`run_comparison.py --retrieval-only "
+                f"--strategies naive,hipporag`, fresh data and cache folders) by the code of `{builds[0]['baseline']}` "
+                "(main when the speed issue "
                 "was filed, from a git worktree) and by this commit's, in the same run; then this commit's second "
                 "build. *Build s* adds the build steps' own times from the run's JSON report (vector index, graph "
                 "with its OpenIE); *run s* is the whole command timed from outside (it also retrieves for every "

@@ -16,7 +16,7 @@ import time
 from collections import defaultdict
 from dataclasses import replace
 
-from common import ROOT, write_result
+from common import ROOT, assignments_for, write_result
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
@@ -95,7 +95,7 @@ def main(argv=None) -> int:
         usable = [s for s in strategies if not get(s).uses_triples or case.triples]
         params = {s: get(s).llm_switches(args.llm_steps) for s in usable}
         config = RunConfig(strategies=tuple(usable), retrieval_only=True, triples="precomputed", params=params)
-        lab = Lab(case, settings, config.with_assignments(a for a in args.set if a.split(".")[0] in usable),
+        lab = Lab(case, settings, config.with_assignments(assignments_for(args.set, usable)),
                   embedder=embedder, backend=backend)
         lab.build()
         for name in usable:

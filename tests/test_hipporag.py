@@ -181,7 +181,8 @@ def test_triples_mode_keeps_every_triple_and_names_its_failures(fault_server):
         extract(client, "m", case.passages, mode="fast")
 
 
-@pytest.mark.parametrize("mode", ["joint", "triples"])   # two-step: every app and CLI test that builds a graph
+# two-step runs with the real model wherever a test builds the bundled case (it ships no triples): the app tests
+@pytest.mark.parametrize("mode", ["joint", "triples"])
 def test_one_call_openie_modes_extract_with_the_real_model(backend, mode):
     case = make_case([{"id": "A", "text": "Orla Vance founded the Kestrel Foundry in Dunmore in 1998."},
                       {"id": "B", "text": "The Kestrel Foundry cast the bell of St. Brigid's Church."}])
