@@ -67,31 +67,19 @@ def recall_by_type(lab: Lab, strategy: str) -> tuple[dict, dict[str, float]]:
     return by_type, per_question
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 100,101")
-    p.add_argument("--suspects", type=int, default=4)
-    p.add_argument("--out", default="generated")
-    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE",
-                   help="a strategy parameter for every run (repeatable), e.g. hipporag.passage_weight=0.05")
-    args = p.parse_args(argv)
-    if "-" in args.seeds:
-        lo, hi = map(int, args.seeds.split("-"))
-        seeds = list(range(lo, hi + 1))
-    else:
-        seeds = [int(s) for s in args.seeds.split(",")]
-    settings = Settings.from_env()
-    embedder = embedder_only(settings)
+def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], settings: Settings,
+                   embedder) -> tuple[list[dict], dict]:
+    """Per-seed rows (OpenIE quality, Recall@3 by type and per question, paired counts) and their summary."""
     rows = []
     for seed in seeds:
-        triples = model_triples(seed, args.suspects, settings)
-        _, gold = load_mystery(seed, args.suspects)
+        triples = model_triples(seed, suspects, settings)
+        _, gold = load_mystery(seed, suspects)
         gold_plain = [{k: t[k] for k in ("doc_id", "subject", "relation", "object")} for t in gold]
         row: dict = {"seed": seed, "openie": quality(triples, gold)}
         for label, given, strategies in (("model", triples, ("naive", "hipporag")), ("gold", gold_plain, ("hipporag",))):
-            case, _ = load_mystery(seed, args.suspects, given)
+            case, _ = load_mystery(seed, suspects, given)
             config = RunConfig(strategies=strategies, retrieval_only=True, triples="precomputed", top_k=3)
-            config = config.with_assignments(assignments_for(args.set, strategies))
+            config = config.with_assignments(assignments_for(assignments, strategies))
             lab = Lab(case, settings, config, embedder=embedder)
             lab.build()
             for name in strategies:
@@ -108,6 +96,28 @@ def main(argv=None) -> int:
                for name in ("naive", "hipporag", "hipporag_gold")}
     summary["openie"] = {k: round(statistics.mean(r["openie"][k] for r in rows), 3) for k in rows[0]["openie"]}
     summary["paired"] = {k: sum(r["paired"][k] for r in rows) for k in ("wins", "ties", "losses")}
+    return rows, summary
+
+
+def parse_seeds(text: str) -> list[int]:
+    """"1-10" or "100,101"."""
+    if "-" in text:
+        lo, hi = map(int, text.split("-"))
+        return list(range(lo, hi + 1))
+    return [int(s) for s in text.split(",")]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 100,101")
+    p.add_argument("--suspects", type=int, default=4)
+    p.add_argument("--out", default="generated")
+    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE",
+                   help="a strategy parameter for every run (repeatable), e.g. hipporag.passage_weight=0.05")
+    args = p.parse_args(argv)
+    seeds = parse_seeds(args.seeds)
+    settings = Settings.from_env()
+    rows, summary = evaluate_seeds(seeds, args.suspects, args.set, settings, embedder_only(settings))
     print(json.dumps(summary, indent=1))
     write_result(args.out, {"seeds": seeds, "suspects": args.suspects, "top_k": 3, "params": args.set, "rows": rows,
                             "summary": summary})

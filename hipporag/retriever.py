@@ -3,8 +3,8 @@
 Two linking modes:
 - ``v2`` (HippoRAG 2, default): the question is matched against every fact by embedding; the top facts
   (optionally filtered by one LLM call) seed their phrases, weighted by fact score and divided by the number of
-  passages mentioning the phrase (node specificity); every passage node also gets its min-max dense score times
-  ``passage_weight``. Passages are ranked by their PPR mass.
+  passages mentioning the phrase (node specificity); every passage node also gets its min-max dense score, raised
+  to ``dense_power``, times ``passage_weight``. Passages are ranked by their PPR mass.
 - ``v1`` (HippoRAG 1, the seed article's method): an LLM names the question's entities; each links to its
   closest phrase node by embedding; phrase-only PPR; a passage scores the PPR mass of its phrases.
 """
@@ -32,6 +32,7 @@ class HippoConfig:
     top_facts: int = 5          # facts linked per query (the question and each expansion statement)
     damping: float = 0.5        # nx.pagerank's alpha: probability of following an edge
     passage_weight: float = 0.1  # scale of the passage nodes' min-max dense score in the reset vector
+    dense_power: float = 2.0    # that score to this power (1: HippoRAG 2's linear prior); see dense_prior
     llm_filter: bool = True     # runs only when a chat model is available; the explanation says whether it ran
     engine: str = "sparse"      # PageRank engine: "sparse" (fast) or "networkx" (nx.pagerank, the reference)
     explain: bool = True        # compute the seed-to-passage paths
@@ -42,6 +43,8 @@ class HippoConfig:
             raise ValueError(f"linking must be one of {LINKING_MODES}, not {self.linking!r}")
         if not 0.0 < self.damping < 1.0:
             raise ValueError(f"damping must be between 0 and 1 (exclusive), not {self.damping}")
+        if self.dense_power <= 0:
+            raise ValueError(f"dense_power must be positive, not {self.dense_power}")
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
 
@@ -88,7 +91,7 @@ class HippoRAGRetriever:
         with ex.stage("ppr", cfg.engine):
             passage_reset = np.zeros(len(g.passage_ids))
             if cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense):
-                passage_reset = _minmax(dense) * cfg.passage_weight
+                passage_reset = dense_prior(dense, cfg.passage_weight, cfg.dense_power)
             scores = g.pagerank(np.concatenate([phrase_weights, passage_reset]), cfg.damping, cfg.engine).scores
             if cfg.linking == "v2":
                 passage_scores = scores[len(g.phrases):]
@@ -189,6 +192,16 @@ class HippoRAGRetriever:
             self._incidence = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
                                             shape=(len(g.passage_ids), len(g.phrases)))
         return self._incidence
+
+
+def dense_prior(dense: np.ndarray, weight: float, power: float) -> np.ndarray:
+    """The passage nodes' share of the walk's start: min-max dense score to ``power``, times ``weight``.
+
+    Every passage gets some, so with a linear score the many middling passages of a large corpus take most of
+    the start mass away from the question's facts, and which ones win depends on the corpus size; a power above 1
+    keeps the closest passages' prior and shrinks the middling tail (measured: BENCHMARKS.md, "dense_power").
+    """
+    return _minmax(dense) ** power * weight
 
 
 def _top(scores: np.ndarray, k: int) -> list[int]:

@@ -20,6 +20,9 @@ V2_PARAMS = (
     DAMPING,
     Param("passage_weight", _D.passage_weight, "how much each passage's own dense score seeds the walk",
           minimum=0.0, maximum=1.0, step=0.01),
+    Param("dense_power", _D.dense_power, "raise each passage's min-max dense score to this power before it seeds "
+          "the walk: above 1 the closest passages keep their share and the middling ones fade (1: linear, as in "
+          "HippoRAG 2)", minimum=0.25, maximum=8.0, step=0.25),
     Param("llm_filter", _D.llm_filter, "one LLM call keeps only the linked facts relevant to the question "
           "(runs only when the run has a chat model)", llm_step=True),
     Param("hub_penalty", _D.hub_penalty, "divide each passage's walk mass by its node strength to this power, so "

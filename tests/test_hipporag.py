@@ -6,6 +6,7 @@ import pytest
 from casebook.storage import Storage
 from casebook.types import PathStep
 from hipporag import ChatModel, HippoConfig, HippoRAGRetriever
+from hipporag.retriever import dense_prior
 from indexes import VectorIndex, open_chroma
 from kg import build_graph, build_or_load, passage_triples
 from kg.normalize import normalize_entity
@@ -86,6 +87,16 @@ def test_specificity_lowers_a_hub(embedder):
     w[[hub, rare]] = 1.0
     out = r._specificity(w)
     assert out[hub] == pytest.approx(1 / 6) and out[rare] == pytest.approx(1.0)
+
+
+def test_dense_power_keeps_the_closest_passage_prior_and_shrinks_the_middling_ones():
+    dense = np.array([0.2, 0.5, 0.8, 0.35])          # min-max: 0, 0.5, 1, 0.25
+    linear, squared = dense_prior(dense, 0.1, 1.0), dense_prior(dense, 0.1, 2.0)
+    assert linear == pytest.approx([0.0, 0.05, 0.1, 0.025])
+    assert squared == pytest.approx([0.0, 0.025, 0.1, 0.00625])
+    assert squared.sum() / squared.max() < linear.sum() / linear.max()   # the tail's share of the prior shrinks
+    with pytest.raises(ValueError, match="dense_power"):
+        HippoConfig(dense_power=0)
 
 
 def test_bridge_question_hipporag_finds_what_naive_misses(tmp_path, backend):
