@@ -32,8 +32,8 @@ RUNS = [
                                            "hub_penalty=0,0.1,0.2,0.3,0.5,0.75,1"], None),
     ("tuning_vector_graph", "tuning_grid.py", ["--strategy", "vector-graph", "--grid", "chain_weight=0,0.5,1",
                                                "--grid", "passage_weight=0,1,2,3"], None),
-    ("dense_power", "dense_power.py", [], None),
     ("sensitivity", "sensitivity.py", [], ["--quick"]),
+    ("dense_power", "dense_power.py", [], None),   # after sensitivity: it measures that grid's pick too
     ("flagship", "flagship.py", [], []),
     ("generated", "generated.py", ["--seeds", "1-10"], None),
     ("indexing", "indexing.py", ["--only", "purloined_pearl:10:1,musique_train100:10:1", "--modes",
