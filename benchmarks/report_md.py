@@ -95,13 +95,16 @@ def render_markdown(results, quick: bool, load) -> str:
                   [[x["depth"], x["bm25_weight"], x["tuning_mean"]] + [x[n] for n in names] for x in hg["rows"]])
     for path in sorted(results.glob("tuning_*.json")):
         tg = load(results, path.stem)
-        axes = list(tg["grid"])
+        axes, guards = list(tg["grid"]), tg.get("guards", [])
+        guard_text = (f" Values that lower {' or '.join(guards)} below the default's Recall@{tg['k']} are not "
+                      f"picked." if guards else "")
         out += [f"## How the {path.stem.removeprefix('tuning_')} defaults were picked", "",
                 f"Recall@{tg['k']} on {tg['case']} over {' x '.join(axes)}. Picked on {tg['tuning']}: "
-                + ", ".join(f"{a} {tg['picked'][a]}" for a in axes) + f"; {tg['held_out']} is the held-out check.",
-                ""]
-        out += _t(axes + ["tuning half", "held-out half", "all"],
-                  [[x[a] for a in axes] + [x["tuning_half"], x["held_out_half"], x["all"]] for x in tg["rows"]])
+                + ", ".join(f"{a} {tg['picked'][a]}" for a in axes) + f"; {tg['held_out']} is the held-out check."
+                + guard_text, ""]
+        out += _t(axes + ["tuning half", "held-out half", "all"] + guards,
+                  [[x[a] for a in axes] + [x["tuning_half"], x["held_out_half"], x["all"]] + [x[g] for g in guards]
+                   for x in tg["rows"]])
     dp = load(results, "dense_power")
     if dp:
         guards = dp["guard_cases"]

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """How a strategy's query-time defaults were picked: Recall@5 over a grid of its parameters.
 
-Picked on the first half of a case's questions (1-50 of musique_train100); the second half is the held-out check,
-and other sets (2wiki_first20) are not used by the rule. Ties go to the grid's later values.
+Picked on the first half of a case's questions (1-50 of musique_train100); the second half is the held-out check.
+Ties go to the grid's later values. With ``--guard CASE`` a value may not lower that case's Recall@k below the
+strategy's current default (when the grid holds it): a change must not hurt another set.
 
     python benchmarks/tuning_grid.py --strategy three-stage --grid boost=1.0,1.2 --grid expand_weight=0,0.1,0.25,0.5,1
 """
@@ -28,6 +29,8 @@ def main(argv=None) -> int:
     p.add_argument("--grid", action="append", required=True, metavar="PARAM=V1,V2,...")
     p.add_argument("--case", default="musique_train100")
     p.add_argument("--k", type=int, default=5)
+    p.add_argument("--guard", action="append", default=[], metavar="CASE",
+                   help="a case whose Recall@k no pick may lower below the default's (repeatable)")
     args = p.parse_args(argv)
     strategy = get(args.strategy)
     axes = {}
@@ -35,27 +38,41 @@ def main(argv=None) -> int:
         name, _, values = text.partition("=")
         axes[name] = [strategy.param(name).parse(v, strategy.name) for v in values.split(",")]
     settings = Settings.from_env()
-    case = load_case(resolve(args.case))
-    lab = Lab(case, settings, RunConfig(strategies=(strategy.name,), retrieval_only=True, triples="precomputed"),
-              embedder=embedder_only(settings))
-    lab.build()
-    retriever, half = lab.retrievers[strategy.name], len(case.questions) // 2
+    embedder = embedder_only(settings)
+    grid = [dict(zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
+    case, recalls = per_question_recalls(args.case, strategy.name, grid, args.k, settings, embedder)
+    guards = {name: per_question_recalls(name, strategy.name, grid, args.k, settings, embedder)[1]
+              for name in args.guard}
+    half = len(case.questions) // 2
     rows = []
-    for values in itertools.product(*axes.values()):
-        params = dict(zip(axes, values, strict=True))
-        recalls = [recall_at_k(case.documents_of(retriever.retrieve(q.text, args.k, params=params).ids),
-                               q.supporting_docs, args.k) for q in case.questions]
-        rows.append({**params, "tuning_half": round(statistics.fmean(recalls[:half]), 4),
-                     "held_out_half": round(statistics.fmean(recalls[half:]), 4),
-                     "all": round(statistics.fmean(recalls), 4)})
+    for n, params in enumerate(grid):
+        rows.append({**params, "tuning_half": round(statistics.fmean(recalls[n][:half]), 4),
+                     "held_out_half": round(statistics.fmean(recalls[n][half:]), 4),
+                     "all": round(statistics.fmean(recalls[n]), 4),
+                     **{name: round(statistics.fmean(g[n]), 4) for name, g in guards.items()}})
         print(rows[-1], flush=True)
-    picked = max(reversed(rows), key=lambda r: r["tuning_half"])   # ties: the later grid values
+    defaults = strategy.values()
+    default_row = next((r for r in rows if all(r[a] == defaults[a] for a in axes)), None)
+    allowed = [r for r in rows if default_row is None or all(r[g] >= default_row[g] for g in guards)]
+    picked = max(reversed(allowed), key=lambda r: r["tuning_half"])   # ties: the later grid values
     print(f"picked on questions 1-{half}: {picked}")
     write_result(f"tuning_{strategy.name}", {"case": args.case, "k": args.k, "tuning": f"questions 1-{half}",
                                              "held_out": f"questions {half + 1}-{len(case.questions)}",
-                                             "grid": {k: list(v) for k, v in axes.items()}, "rows": rows,
-                                             "picked": picked})
+                                             "guards": list(guards), "grid": {k: list(v) for k, v in axes.items()},
+                                             "rows": rows, "picked": picked})
     return 0
+
+
+def per_question_recalls(case_name: str, strategy: str, grid: list[dict], k: int, settings: Settings,
+                         embedder) -> tuple:
+    """The case, and for each parameter setting of the grid the Recall@k of each of its questions."""
+    case = load_case(resolve(case_name))
+    lab = Lab(case, settings, RunConfig(strategies=(strategy,), retrieval_only=True, triples="precomputed"),
+              embedder=embedder)
+    lab.build()
+    retriever = lab.retrievers[strategy]
+    return case, [[recall_at_k(case.documents_of(retriever.retrieve(q.text, k, params=params).ids),
+                               q.supporting_docs, k) for q in case.questions] for params in grid]
 
 
 if __name__ == "__main__":
