@@ -208,7 +208,8 @@ def generate(seed: int, suspects: int = 4) -> dict[str, object]:
     m.ask("sense-making", f"Who had both a motive and the opportunity to steal the {obj}?", name,
           [(finances[culprit.last], culprit.motive), (sighting, house), (registry, culprit.name)],
           [culprit.title, culprit.last])
-    m.ask("sense-making", f"What evidence ties {culprit.name} to the theft at {house}?",
+    # The vehicle, not "what evidence": the lineup ties the culprit to the theft too, and is not in this chain.
+    m.ask("sense-making", f"What ties {culprit.name}'s vehicle to the theft at {house}?",
           f"{culprit.their.capitalize()} {vehicle} was seen at the house and held the {coat} seen on camera",
           [(registry, culprit.name), (sighting, house), (search, coat), (footage, coat)])
     m.ask("sense-making", f"{red_herring.name} had a motive too. Why is {red_herring.they} not the thief?",
