@@ -21,12 +21,9 @@ import statistics
 from common import RESULTS, write_result
 
 from generated import TYPES, evaluate_seeds, parse_seeds
+from tuning_grid import per_question_recalls
 
-from casebook.catalog import resolve
-from casebook.loader import load_case
-from lab.metrics import recall_at_k
 from lab.registry import get
-from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only
 
 GUARD_CASES = ("musique_train100", "2wiki_first20")
@@ -36,15 +33,10 @@ def guard_recalls(settings_list: list[dict], settings: Settings, embedder, k: in
     """HippoRAG's Recall@k on each guard case for each parameter setting (one build per case: all are query-time)."""
     out: list[dict[str, float]] = [{} for _ in settings_list]
     for name in GUARD_CASES:
-        case = load_case(resolve(name))
-        lab = Lab(case, settings, RunConfig(strategies=("hipporag",), retrieval_only=True, triples="precomputed"),
-                  embedder=embedder)
-        lab.build()
-        retriever = lab.retrievers["hipporag"]
-        for row, params in zip(out, settings_list, strict=True):
-            row[name] = round(statistics.fmean(
-                recall_at_k(case.documents_of(retriever.retrieve(q.text, k, params={**params, "llm_filter": False}).ids),
-                            q.supporting_docs, k) for q in case.questions), 4)
+        _, recalls = per_question_recalls(name, "hipporag", [{**p, "llm_filter": False} for p in settings_list], k,
+                                          settings, embedder)
+        for row, values in zip(out, recalls, strict=True):
+            row[name] = round(statistics.fmean(values), 4)
     return out
 
 
