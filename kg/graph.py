@@ -248,12 +248,16 @@ def text_mention_links(keys: Sequence[str], surfaces: Sequence[str],
     """
     specific = {k: i for i, (k, surface) in enumerate(zip(keys, surfaces, strict=True))
                 if " " in k or any(ch.isdigit() for ch in k) or surface[:1].isupper()}
-    longest = max((k.count(" ") + 1 for k in specific), default=0)
+    # The lengths of the phrases starting with each word: a text position tries only those, not every length.
+    lengths: dict[str, set[int]] = defaultdict(set)
+    for k in specific:
+        words = k.split()
+        lengths[words[0]].add(len(words))
     found: dict[int, set[str]] = {}
     for p in passages:
         words = normalize_entity(p.text).split()
-        for n in range(1, longest + 1):
-            for start in range(len(words) - n + 1):
+        for start, word in enumerate(words):
+            for n in lengths.get(word, ()):
                 i = specific.get(" ".join(words[start:start + n]))
                 if i is not None:
                     found.setdefault(i, set()).add(p.id)
