@@ -59,8 +59,14 @@ class RunConfig:
         object.__setattr__(self, "params", {k: dict(v) for k, v in self.params.items()})
 
     def values(self, strategy: str) -> dict[str, Value]:
-        """Every parameter of ``strategy`` as this run uses it."""
-        return get(strategy).values(self.params.get(strategy))
+        """Every parameter of ``strategy`` as this run uses it.
+
+        A retrieval-only run turns the optional LLM steps off unless its parameters turn them on, so its rankings
+        do not depend on whether a chat model happens to be running (for OpenIE, say).
+        """
+        s = get(strategy)
+        quiet = s.llm_switches(False) if self.retrieval_only else {}
+        return s.values({**quiet, **self.params.get(strategy, {})})
 
     def build_params(self, strategy: str) -> dict[str, Value]:
         """The parameters of ``strategy`` that shape its index."""

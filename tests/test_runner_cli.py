@@ -70,10 +70,15 @@ def test_retrieval_only_run_needs_no_chat_model(base_settings, tmp_path):
     validate_report(report)
     assert report["settings"]["backend"] == "none"
     assert all(r["answer"] is None for q in report["questions"] for r in q["results"].values())
-    # No chat model: the filter could not run, and the explanation says why instead of pretending.
-    stages = report["questions"][0]["results"]["hipporag"]["explanation"]["stages"]
-    assert {"name": "llm filter", "ran": False, "why": "no chat model in this run (retrieval only)", "ms": 0.0,
-            "llm": False} in stages
+    # Retrieval only: the optional LLM steps are off unless asked for, and the explanation says so.
+    result = report["questions"][0]["results"]["hipporag"]
+    assert result["params"]["llm_filter"] is False
+    assert {"name": "llm filter", "ran": False, "why": "turned off", "ms": 0.0, "llm": False} in \
+        result["explanation"]["stages"]
+    # Asked for, it still cannot run without a chat model: the explanation says why instead of pretending.
+    asked = lab.ask(case.questions[0], lab.config.with_assignments(["hipporag.llm_filter=true"]))
+    assert [(s.name, s.ran, s.why) for s in asked.results["hipporag"].explanation.stages if s.name == "llm filter"] \
+        == [("llm filter", False, "no chat model in this run (retrieval only)")]
 
 
 def test_config_rejects_unknown_strategy_and_bad_k():

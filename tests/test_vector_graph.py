@@ -8,7 +8,9 @@ from llm import Backend, OpenAIClient, Settings, embedder_only
 from conftest import chat_body, reply
 from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES, make_case
 
-CONFIG = RunConfig(strategies=("vector-graph",), retrieval_only=True, triples="precomputed", top_k=3)
+# Retrieval only, with the LLM steps asked for: they run whenever the run has a chat model.
+LLM_STEPS = {"vector-graph": {"rerank": True, "name_entities": True}}
+CONFIG = RunConfig(strategies=("vector-graph",), retrieval_only=True, triples="precomputed", top_k=3, params=LLM_STEPS)
 
 
 def build(tmp_path, backend=None):
@@ -37,7 +39,7 @@ def test_collections_reference_each_other_and_are_reused(tmp_path):
 def test_retrieval_only_expands_and_says_the_rerank_did_not_run(tmp_path):
     lab, _ = build(tmp_path)
     graph_only = RunConfig(strategies=("vector-graph",), retrieval_only=True, triples="precomputed", top_k=3,
-                           params={"vector-graph": {"passage_weight": 0.0}})
+                           params={"vector-graph": {**LLM_STEPS["vector-graph"], "passage_weight": 0.0}})
     r = lab.ask(lab.case.questions[0], graph_only).results["vector-graph"]
     stages = {s.name: s for s in r.explanation.stages}
     assert not stages["llm rerank"].ran and "no chat model" in stages["llm rerank"].why
