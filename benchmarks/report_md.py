@@ -203,9 +203,8 @@ def render_markdown(results, quick: bool, load) -> str:
                 "was filed, from a git worktree) and by this commit's, in the same run; then this commit's second "
                 "build. *Build s* adds the build steps' own times from the run's JSON report (vector index, graph "
                 "with its OpenIE); *run s* is the whole command timed from outside (it also retrieves for every "
-                "question: with a chat model, HippoRAG's fact filter now runs there, which the baseline skipped in "
-                "retrieval-only runs). *Embedded* counts the passages the vector index embedded; *reused* lists "
-                "what was loaded as saved.", ""]
+                "question, with no optional LLM step in either). *Embedded* counts the passages the vector index "
+                "embedded; *reused* lists what was loaded as saved.", ""]
         out += _t(["case", "triples", "baseline build s", "build s", "speed-up", "baseline run s", "run s",
                    "second build s", "second: embedded", "second: reused"],
                   [[b["case"], b["triples"], b["baseline_first"]["build_seconds"], b["first"]["build_seconds"],
