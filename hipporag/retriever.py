@@ -3,8 +3,10 @@
 Two linking modes:
 - ``v2`` (HippoRAG 2, default): the question is matched against every fact by embedding; the top facts
   (optionally filtered by one LLM call) seed their phrases, weighted by fact score and divided by the number of
-  passages mentioning the phrase (node specificity); every passage node also gets its min-max dense score, raised
-  to ``dense_power``, times ``passage_weight``. Passages are ranked by their PPR mass.
+  passages mentioning the phrase (node specificity); a phrase the question names word for word (a name, a code)
+  seeds like the best fact's (``question_mentions``: HippoRAG 1 links the question's entities by an LLM; this is
+  the part a string match can do); every passage node also gets its min-max dense score, raised to
+  ``dense_power``, times ``passage_weight``. Passages are ranked by their PPR mass.
 - ``v1`` (HippoRAG 1, the seed article's method): an LLM names the question's entities; each links to its
   closest phrase node by embedding; phrase-only PPR; a passage scores the PPR mass of its phrases.
 """
@@ -33,6 +35,7 @@ class HippoConfig:
     damping: float = 0.5        # nx.pagerank's alpha: probability of following an edge
     passage_weight: float = 0.1  # scale of the passage nodes' min-max dense score in the reset vector
     dense_power: float = 2.0    # that score to this power (1: HippoRAG 2's linear prior); see dense_prior
+    question_mentions: bool = True  # phrases the question names word for word seed the walk too
     llm_filter: bool = True     # runs only when a chat model is available; the explanation says whether it ran
     engine: str = "sparse"      # PageRank engine: "sparse" (fast) or "networkx" (nx.pagerank, the reference)
     explain: bool = True        # compute the seed-to-passage paths
@@ -80,7 +83,7 @@ class HippoRAGRetriever:
             q_vecs = self.embedder.embed(queries)
             dense = (g.passage_vectors @ q_vecs.T).max(axis=1) if len(g.passage_ids) else np.zeros(0)
 
-        phrase_weights = self._link_v2(question, q_vecs, cfg, ex) if cfg.linking == "v2" \
+        phrase_weights = self._link_v2(queries, q_vecs, cfg, ex) if cfg.linking == "v2" \
             else self._link_v1(question, ex)
         if phrase_weights is None or not phrase_weights.any():
             ex.fallback = ex.fallback or "no seed entity linked: ranked by dense similarity"
@@ -115,12 +118,17 @@ class HippoRAGRetriever:
         return Retrieval([(g.passage_ids[j], float(passage_scores[j])) for j in ranked], ex)
 
     # -- linking ----------------------------------------------------------------------------------
-    def _link_v2(self, question: str, q_vecs: np.ndarray, cfg: HippoConfig, ex: Explanation) -> np.ndarray | None:
+    def _link_v2(self, queries: list[str], q_vecs: np.ndarray, cfg: HippoConfig,
+                 ex: Explanation) -> np.ndarray | None:
         g = self.graph
+        question = queries[0]
         if not g.facts:
             ex.fallback = "the graph has no facts: ranked by dense similarity"
             return None
-        with ex.stage("link", f"top {cfg.top_facts} facts per query by embedding"):
+        named = sorted(set().union(*(g.phrases_named_in(q) for q in queries))) if cfg.question_mentions else []
+        how = f"top {cfg.top_facts} facts per query by embedding" + (
+            f"; named in the query: {', '.join(g.phrases[i] for i in named)}" if named else "")
+        with ex.stage("link", how):
             per_query = g.fact_vectors @ q_vecs.T
             fact_sims = per_query.max(axis=1)
             # Each query (the question, then each expansion statement) links its own top facts.
@@ -136,7 +144,7 @@ class HippoRAGRetriever:
                 kept = self._filter_facts(question, top)
         ex.evidence = [Evidence(g.facts[i].text(g.phrases), round(float(fact_sims[i]), 4), i in kept,
                                 ", ".join(g.facts[i].passages)) for i in top]
-        if not kept:
+        if not kept and not named:
             ex.fallback = "the LLM filter kept no fact: ranked by dense similarity"
             return None
         # Min-max over the linked facts (not all facts): the best linked fact weighs 1, the weakest ~0, so a
@@ -149,6 +157,7 @@ class HippoRAGRetriever:
             score = max(float(norm[i]), 1e-6)  # the lowest fact still counts a little
             for p in (fact.subject, fact.object):
                 weights[p] = max(weights[p], score)
+        weights[named] = 1.0   # a phrase the query names is as sure a seed as the best-linked fact's
         return self._specificity(weights)
 
     def _link_v1(self, question: str, ex: Explanation) -> np.ndarray | None:

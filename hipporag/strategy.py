@@ -23,6 +23,8 @@ V2_PARAMS = (
     Param("dense_power", _D.dense_power, "raise each passage's min-max dense score to this power before it seeds "
           "the walk: above 1 the closest passages keep their share and the middling ones fade (1: linear, as in "
           "HippoRAG 2)", minimum=0.25, maximum=8.0, step=0.25),
+    Param("question_mentions", _D.question_mentions, "phrases the question names word for word (names, codes, "
+          "multi-word phrases) seed the walk like the best-linked fact's, as HippoRAG 1's question entities do"),
     Param("llm_filter", _D.llm_filter, "one LLM call keeps only the linked facts relevant to the question "
           "(runs only when the run has a chat model)", llm_step=True),
     Param("hub_penalty", _D.hub_penalty, "divide each passage's walk mass by its node strength to this power, so "

@@ -61,6 +61,7 @@ class KnowledgeGraph:
     _nx: nx.Graph | None = field(default=None, repr=False)
     _ppr: dict[str, PPRMatrix] = field(default_factory=dict, repr=False)   # by engine, built on first use
     _relations: dict | None = field(default=None, repr=False)
+    _phrase_index: PhraseIndex | None = field(default=None, repr=False)
 
     # Node numbering for PPR: phrases first, then passages.
     def passage_node(self, j: int) -> int:
@@ -84,6 +85,12 @@ class KnowledgeGraph:
         if a >= n or b >= n:
             return "mentioned in" if b >= n else "mentions"
         return self._relations.get((a, b), "similar to (synonymy)")
+
+    def phrases_named_in(self, text: str) -> set[int]:
+        """The specific phrases (names, codes, multi-word phrases) ``text`` names word for word."""
+        if self._phrase_index is None:
+            self._phrase_index = PhraseIndex(self.phrase_keys, self.phrases)
+        return self._phrase_index.find(text)
 
     def node_kind(self, node: int) -> str:
         return "entity" if node < len(self.phrases) else "passage"
@@ -239,28 +246,43 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
 MENTION_MAX_SHARE = 0.05   # a phrase in more than this share of passages is too common to join them
 
 
+class PhraseIndex:
+    """The graph's specific phrases, found in any text by word-boundary match on the normalised words.
+
+    Specific: two words or more, or one word written with a capital or a digit (a name, a code); "the accountant"
+    or "rain" alone would match everywhere.
+    """
+
+    def __init__(self, keys: Sequence[str], surfaces: Sequence[str]):
+        self.ids = {k: i for i, (k, surface) in enumerate(zip(keys, surfaces, strict=True))
+                    if " " in k or any(ch.isdigit() for ch in k) or surface[:1].isupper()}
+        # The lengths of the phrases starting with each word: a text position tries only those, not every length.
+        self.lengths: dict[str, set[int]] = defaultdict(set)
+        for k in self.ids:
+            words = k.split()
+            self.lengths[words[0]].add(len(words))
+
+    def find(self, text: str) -> set[int]:
+        """Indexes of the phrases ``text`` mentions."""
+        words = normalize_entity(text).split()
+        found = set()
+        for start, word in enumerate(words):
+            for n in self.lengths.get(word, ()):
+                i = self.ids.get(" ".join(words[start:start + n]))
+                if i is not None:
+                    found.add(i)
+        return found
+
+
 def text_mention_links(keys: Sequence[str], surfaces: Sequence[str],
                        passages: Sequence[Passage]) -> dict[int, set[str]]:
-    """Phrase index -> the passages whose text mentions it (word-boundary match on the normalised phrase).
-
-    Only specific phrases: two words or more, or one word written with a capital or a digit (a name, a code);
-    a phrase found in more than MENTION_MAX_SHARE of the passages (and more than 3) links nothing.
-    """
-    specific = {k: i for i, (k, surface) in enumerate(zip(keys, surfaces, strict=True))
-                if " " in k or any(ch.isdigit() for ch in k) or surface[:1].isupper()}
-    # The lengths of the phrases starting with each word: a text position tries only those, not every length.
-    lengths: dict[str, set[int]] = defaultdict(set)
-    for k in specific:
-        words = k.split()
-        lengths[words[0]].add(len(words))
-    found: dict[int, set[str]] = {}
+    """Phrase index -> the passages whose text mentions it (``PhraseIndex``); a phrase found in more than
+    MENTION_MAX_SHARE of the passages (and more than 3) links nothing."""
+    index = PhraseIndex(keys, surfaces)
+    found: dict[int, set[str]] = defaultdict(set)
     for p in passages:
-        words = normalize_entity(p.text).split()
-        for start, word in enumerate(words):
-            for n in lengths.get(word, ()):
-                i = specific.get(" ".join(words[start:start + n]))
-                if i is not None:
-                    found.setdefault(i, set()).add(p.id)
+        for i in index.find(p.text):
+            found[i].add(p.id)
     limit = max(3, int(MENTION_MAX_SHARE * len(passages)))
     return {i: pids for i, pids in found.items() if len(pids) <= limit}
 

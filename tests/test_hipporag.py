@@ -99,6 +99,22 @@ def test_dense_power_keeps_the_closest_passage_prior_and_shrinks_the_middling_on
         HippoConfig(dense_power=0)
 
 
+def test_phrases_the_question_names_seed_the_walk(embedder):
+    case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
+    g = build_graph(passage_triples(case.triples, case.passages), case.passages, embedder)
+    named = {g.phrases[i] for i in g.phrases_named_in("Did the Kestrel Foundry ship bells to harbour towns in dunmore?")}
+    assert named == {"Kestrel Foundry", "harbour towns", "Dunmore"}   # not "bells": one lower-case word
+    # No single fact holds both names, and one fact is linked: only the question's own names bring both.
+    question = "Did Marek Holt ever visit Dunmore?"
+    seeds = {}
+    for on in (True, False):
+        config = HippoConfig(llm_filter=False, top_facts=1, question_mentions=on)
+        r = HippoRAGRetriever(g, embedder, config).retrieve(question, top_k=3)
+        seeds[on] = {s.node for s in r.explanation.seeds}
+    assert {"Marek Holt", "Dunmore"} <= seeds[True]
+    assert not {"Marek Holt", "Dunmore"} <= seeds[False]
+
+
 def test_bridge_question_hipporag_finds_what_naive_misses(tmp_path, backend):
     """The answer passage G2 shares no word with the question; only the graph (via Kestrel Foundry) reaches it."""
     embedder = backend.embedder
