@@ -97,7 +97,9 @@ def render_markdown(results, quick: bool, load) -> str:
         tg = load(results, path.stem)
         axes, guards = list(tg["grid"]), tg.get("guards", [])
         guard_text = (f" Values that lower {' or '.join(guards)} below the default's Recall@{tg['k']} are not "
-                      f"picked." if guards else "")
+                      f"picked." if guards else "") + (
+            f" A value replaces the default only if it beats it by {tg['min_gain']} on the tuning half."
+            if tg.get("min_gain") else "")
         out += [f"## How the {path.stem.removeprefix('tuning_')} defaults were picked", "",
                 f"Recall@{tg['k']} on {tg['case']} over {' x '.join(axes)}. Picked on {tg['tuning']}: "
                 + ", ".join(f"{a} {tg['picked'][a]}" for a in axes) + f"; {tg['held_out']} is the held-out check."

@@ -3,7 +3,9 @@
 
 Picked on the first half of a case's questions (1-50 of musique_train100); the second half is the held-out check.
 Ties go to the grid's later values. With ``--guard CASE`` a value may not lower that case's Recall@k below the
-strategy's current default (when the grid holds it): a change must not hurt another set.
+strategy's current default (when the grid holds it): a change must not hurt another set. With ``--min-gain G`` a
+value replaces the default only if it beats the default's tuning-half recall by at least G (0.01: one question in
+a hundred, the noise of this set).
 
     python benchmarks/tuning_grid.py --strategy three-stage --grid boost=1.0,1.2 --grid expand_weight=0,0.1,0.25,0.5,1
 """
@@ -31,6 +33,8 @@ def main(argv=None) -> int:
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--guard", action="append", default=[], metavar="CASE",
                    help="a case whose Recall@k no pick may lower below the default's (repeatable)")
+    p.add_argument("--min-gain", type=float, default=0.0,
+                   help="how much a value must beat the default's tuning-half recall by to replace it")
     args = p.parse_args(argv)
     strategy = get(args.strategy)
     axes = {}
@@ -55,10 +59,13 @@ def main(argv=None) -> int:
     default_row = next((r for r in rows if all(r[a] == defaults[a] for a in axes)), None)
     allowed = [r for r in rows if default_row is None or all(r[g] >= default_row[g] for g in guards)]
     picked = max(reversed(allowed), key=lambda r: r["tuning_half"])   # ties: the later grid values
+    if default_row is not None and picked["tuning_half"] < default_row["tuning_half"] + args.min_gain:
+        picked = default_row
     print(f"picked on questions 1-{half}: {picked}")
     write_result(f"tuning_{strategy.name}", {"case": args.case, "k": args.k, "tuning": f"questions 1-{half}",
                                              "held_out": f"questions {half + 1}-{len(case.questions)}",
-                                             "guards": list(guards), "grid": {k: list(v) for k, v in axes.items()},
+                                             "guards": list(guards), "min_gain": args.min_gain,
+                                             "grid": {k: list(v) for k, v in axes.items()},
                                              "rows": rows, "picked": picked})
     return 0
 

@@ -34,7 +34,7 @@ class HippoConfig:
     top_facts: int = 5          # facts linked per query (the question and each expansion statement)
     damping: float = 0.5        # nx.pagerank's alpha: probability of following an edge
     passage_weight: float = 0.1  # scale of the passage nodes' min-max dense score in the reset vector
-    dense_power: float = 2.0    # that score to this power (1: HippoRAG 2's linear prior); see dense_prior
+    dense_power: float = 3.0    # that score to this power (1: HippoRAG 2's linear prior); see dense_prior
     question_mentions: bool = True  # phrases the question names word for word seed the walk too
     llm_filter: bool = True     # runs only when a chat model is available; the explanation says whether it ran
     engine: str = "sparse"      # PageRank engine: "sparse" (fast) or "networkx" (nx.pagerank, the reference)
