@@ -33,8 +33,7 @@ def guard_recalls(settings_list: list[dict], settings: Settings, embedder, k: in
     """HippoRAG's Recall@k on each guard case for each parameter setting (one build per case: all are query-time)."""
     out: list[dict[str, float]] = [{} for _ in settings_list]
     for name in GUARD_CASES:
-        _, recalls = per_question_recalls(name, "hipporag", [{**p, "llm_filter": False} for p in settings_list], k,
-                                          settings, embedder)
+        _, recalls = per_question_recalls(name, "hipporag", settings_list, k, settings, embedder)
         for row, values in zip(out, recalls, strict=True):
             row[name] = round(statistics.fmean(values), 4)
     return out

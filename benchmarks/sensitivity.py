@@ -15,11 +15,9 @@ import statistics
 
 from common import RESULTS, write_result
 
-from casebook.catalog import resolve
-from casebook.loader import load_case
-from lab.metrics import recall_at_k
+from tuning_grid import per_question_recalls
+
 from lab.registry import get
-from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only
 
 STRATEGY = "hipporag"
@@ -36,19 +34,13 @@ def main(argv=None) -> int:
     dampings = [0.3, 0.5, 0.7] if args.quick else DAMPINGS
     weights = [0.0, 0.05, 0.1, 0.2] if args.quick else WEIGHTS
     settings = Settings.from_env()
-    embedder = embedder_only(settings)
-    case = load_case(resolve(args.case))
-    lab = Lab(case, settings, RunConfig(strategies=(STRATEGY,), retrieval_only=True, triples="precomputed"),
-              embedder=embedder)
-    lab.build()
-    retriever = lab.retrievers[STRATEGY]
+    cells = list(itertools.product(dampings, weights))
+    print(f"Recall@5 of {STRATEGY} on {args.case} for {len(cells)} cells", flush=True)
+    _, recalls = per_question_recalls(args.case, STRATEGY, [
+        {"damping": d, "passage_weight": w, "llm_filter": False, "explain": False} for d, w in cells], 5, settings,
+        embedder_only(settings))
     grid = []
-    for d, w in itertools.product(dampings, weights):
-        params = {"damping": d, "passage_weight": w, "llm_filter": False, "explain": False}
-        values = []
-        for q in case.questions:
-            docs = case.documents_of(retriever.retrieve(q.text, 5, params=params).ids)
-            values.append(recall_at_k(docs, q.supporting_docs, 5))
+    for (d, w), values in zip(cells, recalls, strict=True):
         grid.append({"damping": d, "passage_weight": w, "recall@5": round(statistics.fmean(values), 4)})
         print(f"damping {d:.2f}  passage weight {w:.2f}  R@5 {grid[-1]['recall@5']:.3f}", flush=True)
     best = max(grid, key=lambda g: g["recall@5"])

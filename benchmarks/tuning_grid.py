@@ -19,6 +19,7 @@ from common import write_result
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
+from casebook.types import Case
 from lab.metrics import recall_at_k
 from lab.registry import get
 from lab.runner import Lab, RunConfig
@@ -71,8 +72,9 @@ def main(argv=None) -> int:
 
 
 def per_question_recalls(case_name: str, strategy: str, grid: list[dict], k: int, settings: Settings,
-                         embedder) -> tuple:
-    """The case, and for each parameter setting of the grid the Recall@k of each of its questions."""
+                         embedder) -> tuple[Case, list[list[float]]]:
+    """The case, built once for ``strategy`` (retrieval only, its precomputed triples), and for each parameter
+    setting of the grid the Recall@k of each of its questions."""
     case = load_case(resolve(case_name))
     lab = Lab(case, settings, RunConfig(strategies=(strategy,), retrieval_only=True, triples="precomputed"),
               embedder=embedder)
