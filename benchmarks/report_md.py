@@ -244,6 +244,17 @@ def render_markdown(results, quick: bool, load) -> str:
                       "{wins}/{ties}/{losses}".format(**gen["summary"]["paired"]),
                       *[gen["summary"]["openie"][k] for k in ("triple_precision", "triple_recall",
                                                                "entity_precision", "entity_recall")]]])
+        tune = load(results, "generated_tuning")
+        if tune:
+            def means(summary, name):
+                return ", ".join(f"{t} {summary[name][t]:.3f}" for t in ("simple", "multi-hop", "sense-making"))
+            s = tune["summary"]
+            out += [f"The tuning seeds {tune['seeds'][0]}-{tune['seeds'][-1]} (where defaults were picked; "
+                    f"`python benchmarks/generated.py --seeds {tune['seeds'][0]}-{tune['seeds'][-1]} --out "
+                    f"generated_tuning`): naive {means(s, 'naive')}; HippoRAG {means(s, 'hipporag')}; on gold "
+                    f"triples {means(s, 'hipporag_gold')}; W/T/L "
+                    "{wins}/{ties}/{losses}. ".format(**s["paired"])
+                    + "The gap between the two sets of seeds is the spread to expect from ten cases.", ""]
     fw = load(results, "first_words")
     if fw:
         out += ["## First answer words in the app", "",

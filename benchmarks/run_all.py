@@ -38,6 +38,7 @@ RUNS = [
     ("dense_power", "dense_power.py", [], None),   # after sensitivity: it measures that grid's pick too
     ("flagship", "flagship.py", [], []),
     ("generated", "generated.py", ["--seeds", "1-10"], None),
+    ("generated_tuning", "generated.py", ["--seeds", "100-115", "--out", "generated_tuning"], None),
     ("indexing", "indexing.py", ["--only", "purloined_pearl:10:1,musique_train100:10:1", "--modes",
                                  "two-step,joint,triples"], ["--quick"]),
     # 65372ca: main when the speed issue was filed, the baseline of the same-run build comparison.

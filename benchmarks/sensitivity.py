@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     if (picked["damping"], picked["passage_weight"]) != (default["damping"], default["passage_weight"]):
         print(f"NOTE: the grid picks {picked}; the strategy's defaults are damping {default['damping']}, "
               f"passage weight {default['passage_weight']}: check both on the generated tuning seeds before "
-              f"changing them (python benchmarks/generated.py --seeds 100-105 --set hipporag.damping=...)")
+              f"changing them (python benchmarks/generated.py --seeds 100-115 --set hipporag.damping=...)")
     return 0
 
 
