@@ -243,7 +243,8 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
                                 "mention_edges_from": mentions, "name_variant_edges": len(variants)})
 
 
-MENTION_MAX_SHARE = 0.05   # a phrase in more than this share of passages is too common to join them
+MENTION_MAX_SHARE = 0.05   # a phrase in more than this share of passages is too common to join them...
+MENTION_MIN_LIMIT = 3      # ...but in a small case up to 3 may (5% of 19 is none; 8 helped lookups, cost sense-making)
 
 
 class PhraseIndex:
@@ -277,13 +278,13 @@ class PhraseIndex:
 def text_mention_links(keys: Sequence[str], surfaces: Sequence[str],
                        passages: Sequence[Passage]) -> dict[int, set[str]]:
     """Phrase index -> the passages whose text mentions it (``PhraseIndex``); a phrase found in more than
-    MENTION_MAX_SHARE of the passages (and more than 3) links nothing."""
+    MENTION_MAX_SHARE of the passages (and more than MENTION_MIN_LIMIT) links nothing."""
     index = PhraseIndex(keys, surfaces)
     found: dict[int, set[str]] = defaultdict(set)
     for p in passages:
         for i in index.find(p.text):
             found[i].add(p.id)
-    limit = max(3, int(MENTION_MAX_SHARE * len(passages)))
+    limit = max(MENTION_MIN_LIMIT, int(MENTION_MAX_SHARE * len(passages)))
     return {i: pids for i, pids in found.items() if len(pids) <= limit}
 
 

@@ -255,6 +255,21 @@ def test_text_mentions_join_what_the_model_extracted_from_one_passage_only(embed
     assert linked.phrase_passages[gardener] == ["C"]
 
 
+def test_a_name_too_common_to_join_passages_depends_on_the_case_size():
+    from kg.graph import MENTION_MIN_LIMIT, text_mention_links
+
+    def linked(n_passages: int, naming: int) -> set[str]:
+        passages = make_case([{"id": f"P{i}", "text": f"Report {i} was filed at Wexley Court." if i < naming
+                               else f"Report {i} says nothing of the house."} for i in range(n_passages)]).passages
+        return text_mention_links(["wexley court"], ["Wexley Court"], passages).get(0, set())
+
+    # A small case: the house every witness names still joins its passages, up to the floor.
+    assert len(linked(19, MENTION_MIN_LIMIT)) == MENTION_MIN_LIMIT
+    assert linked(19, MENTION_MIN_LIMIT + 1) == set()
+    # A large one: 5% of the passages, however many that is.
+    assert len(linked(400, 20)) == 20 and linked(400, 21) == set()
+
+
 def test_name_variants_join_one_person_and_only_when_the_surname_is_unique(embedder):
     from kg.graph import name_variant_pairs
 
