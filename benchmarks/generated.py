@@ -70,12 +70,16 @@ def recall_by_type(lab: Lab, strategy: str) -> tuple[dict, dict[str, float]]:
 def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], settings: Settings,
                    embedder) -> tuple[list[dict], dict]:
     """Per-seed rows (OpenIE quality, Recall@3 by type and per question, paired counts) and their summary."""
-    rows = []
+    rows, templates = [], {}
     for seed in seeds:
         triples = model_triples(seed, suspects, settings)
         _, gold = load_mystery(seed, suspects)
         gold_plain = [{k: t[k] for k in ("doc_id", "subject", "relation", "object")} for t in gold]
         row: dict = {"seed": seed, "openie": quality(triples, gold)}
+        if not templates:   # every seed asks the same nine questions in other names: the first seed's words
+            case, _ = load_mystery(seed, suspects)
+            templates = {q.id: {"type": q.type, "example": q.text, "documents": len(q.supporting_docs)}
+                         for q in case.questions}
         for label, given, strategies in (("model", triples, ("naive", "hipporag")), ("gold", gold_plain, ("hipporag",))):
             case, _ = load_mystery(seed, suspects, given)
             config = RunConfig(strategies=strategies, retrieval_only=True, triples="precomputed", top_k=3)
@@ -96,6 +100,9 @@ def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], sett
                for name in ("naive", "hipporag", "hipporag_gold")}
     summary["openie"] = {k: round(statistics.mean(r["openie"][k] for r in rows), 3) for k in rows[0]["openie"]}
     summary["paired"] = {k: sum(r["paired"][k] for r in rows) for k in ("wins", "ties", "losses")}
+    summary["by_question"] = {qid: {**t, **{name: round(statistics.mean(r[name]["questions"][qid] for r in rows), 3)
+                                           for name in ("naive", "hipporag", "hipporag_gold")}}
+                              for qid, t in templates.items()}
     return rows, summary
 
 

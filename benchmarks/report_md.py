@@ -255,6 +255,19 @@ def render_markdown(results, quick: bool, load) -> str:
                     f"triples {means(s, 'hipporag_gold')}; W/T/L "
                     "{wins}/{ties}/{losses}. ".format(**s["paired"])
                     + "The gap between the two sets of seeds is the spread to expect from ten cases.", ""]
+        by_q = gen["summary"].get("by_question")
+        if by_q:
+            tuned = tune["summary"].get("by_question", {}) if tune else {}
+            out += ["Question by question: every generated case asks the same nine questions in its own names "
+                    "(shown in seed " f"{gen['seeds'][0]}'s words); mean Recall@{gen['top_k']} over the seeds. "
+                    "The graph wins where a name or object in the question leads, one hop on, to the document "
+                    "that answers; nobody finds documents that share no name or thing with the question (the "
+                    "motive-and-opportunity question names only the stolen object).", ""]
+            out += _t(["question", "type", "documents", "naive", "HippoRAG", "HippoRAG on gold",
+                       "tuning seeds: naive", "tuning seeds: HippoRAG"],
+                      [[f"{qid}: {q['example']}", q["type"], q["documents"], q["naive"], q["hipporag"],
+                        q["hipporag_gold"], tuned.get(qid, {}).get("naive", ""), tuned.get(qid, {}).get("hipporag", "")]
+                       for qid, q in by_q.items()])
     fw = load(results, "first_words")
     if fw:
         out += ["## First answer words in the app", "",
