@@ -41,3 +41,16 @@ def test_retrieval_and_report_on_a_small_case(tmp_path, monkeypatch):
     load = lambda d, name: json.loads((d / f"{name}.json").read_text()) if (d / f"{name}.json").exists() else None
     md = render_markdown(tmp_path, False, load)
     assert "| 2wiki_first20 | hipporag |" in md
+
+
+def test_the_committed_results_render():
+    """BENCHMARKS.md is rebuilt from the committed result files: every section renders from them."""
+    import common
+
+    from report_md import render_markdown
+
+    load = lambda d, name: json.loads((d / f"{name}.json").read_text()) if (d / f"{name}.json").exists() else None
+    md = render_markdown(common.ROOT / "benchmarks" / "results", False, load)
+    generated = load(common.ROOT / "benchmarks" / "results", "generated")
+    assert "## Generated mysteries" in md and "Question by question" in md
+    assert all(f"| {qid}: " in md for qid in generated["summary"]["by_question"])
