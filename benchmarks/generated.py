@@ -12,8 +12,11 @@ Seeds 1-10 are the report set: nothing in the code was tuned on them (use seeds 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import re
 import statistics
+from pathlib import Path
 
 from common import RESULTS, assignments_for, write_result
 
@@ -21,25 +24,38 @@ from casebook.generate import load_mystery
 from kg.normalize import normalize_entity
 from kg.openie import extract
 from lab.runner import Lab, RunConfig
-from llm import Settings, connect, embedder_only
+from llm import Backend, Settings, connect, embedder_only
+from llm.model_file import QWEN_CODER_1_5B
 
 OPENIE = RESULTS / "openie"
 TYPES = ("simple", "multi-hop", "sense-making")
 
 
-def model_triples(seed: int, suspects: int, settings: Settings) -> list[dict]:
-    """The embedded model's OpenIE of the case, from the repo's cache or run now (and cached)."""
-    path = OPENIE / f"mystery-{seed}-{suspects}.json"
+def triples_path(seed: int, suspects: int, model: str) -> Path:
+    """Where a model's OpenIE of a generated case is cached: the embedded model's at the top of openie/ (as it
+    always was), any other model's in a folder named after it (letters, digits and ._- only, plus a hash)."""
+    name = f"mystery-{seed}-{suspects}.json"
+    if model == QWEN_CODER_1_5B.name:
+        return OPENIE / name
+    slug = re.sub(r"[^a-z0-9._-]+", "-", model.lower()).strip("-.")[:60]
+    return OPENIE / f"{slug}-{hashlib.sha256(model.encode()).hexdigest()[:8]}" / name
+
+
+def model_triples(seed: int, suspects: int, settings: Settings, backend: Backend | None = None) -> list[dict]:
+    """A model's OpenIE of the case, from the repo's cache or run now (and cached): ``backend``'s extraction
+    model, or the embedded Qwen2.5-Coder 1.5B when none is given."""
+    path = triples_path(seed, suspects, backend.extraction_model if backend else QWEN_CODER_1_5B.name)
     if path.exists():
         return json.loads(path.read_text(encoding="utf-8"))
     case, _ = load_mystery(seed, suspects)
-    backend = connect(settings.replace(backend="embedded"))
+    backend = backend or connect(settings.replace(backend="embedded", model_path=""))
     result = extract(backend.client, backend.extraction_model, case.passages, workers=2)
     doc_of = {p.id: p.doc_id for p in case.passages}
     triples = [{"doc_id": doc_of[pid], "subject": s, "relation": r, "object": o} for pid, s, r, o in result.triples()]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(triples, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"  OpenIE of seed {seed}: {len(triples)} triples, {len(result.failures)} failed passages", flush=True)
+    print(f"  OpenIE of seed {seed} by {backend.extraction_model}: {len(triples)} triples, "
+          f"{len(result.failures)} failed passages", flush=True)
     return triples
 
 
@@ -58,13 +74,23 @@ def quality(found: list[dict], gold: list[dict]) -> dict:
             "entity_recall": round(len(ents_got & ents_want) / max(len(ents_want), 1), 3)}
 
 
-def recall_by_type(lab: Lab, strategy: str) -> tuple[dict, dict[str, float]]:
-    per_question = {}
-    for q in lab.case.questions:
-        per_question[q.id] = lab.ask(q).results[strategy].recall
-    by_type = {t: round(statistics.mean(per_question[q.id] for q in lab.case.questions if q.type == t), 3)
-               for t in TYPES}
-    return by_type, per_question
+def case_recalls(seed: int, suspects: int, triples: list[dict], strategies: tuple[str, ...],
+                 assignments: list[str], settings: Settings, embedder) -> dict[str, dict]:
+    """Recall@3 by question type and per question of each strategy, on the case with ``triples`` as its triples."""
+    case, _ = load_mystery(seed, suspects, triples)
+    config = RunConfig(strategies=strategies, retrieval_only=True, triples="precomputed", top_k=3)
+    lab = Lab(case, settings, config.with_assignments(assignments_for(assignments, strategies)), embedder=embedder)
+    lab.build()
+    out = {}
+    for name in strategies:
+        per_question = {q.id: lab.ask(q).results[name].recall for q in case.questions}
+        out[name] = {"by_type": {t: round(statistics.mean(per_question[q.id] for q in case.questions if q.type == t), 3)
+                                 for t in TYPES}, "questions": per_question}
+    return out
+
+
+def gold_triples(gold: list[dict]) -> list[dict]:
+    return [{k: t[k] for k in ("doc_id", "subject", "relation", "object")} for t in gold]
 
 
 def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], settings: Settings,
@@ -73,22 +99,14 @@ def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], sett
     rows, templates = [], {}
     for seed in seeds:
         triples = model_triples(seed, suspects, settings)
-        _, gold = load_mystery(seed, suspects)
-        gold_plain = [{k: t[k] for k in ("doc_id", "subject", "relation", "object")} for t in gold]
+        case, gold = load_mystery(seed, suspects)
         row: dict = {"seed": seed, "openie": quality(triples, gold)}
         if not templates:   # every seed asks the same nine questions in other names: the first seed's words
-            case, _ = load_mystery(seed, suspects)
             templates = {q.id: {"type": q.type, "example": q.text, "documents": len(q.supporting_docs)}
                          for q in case.questions}
-        for label, given, strategies in (("model", triples, ("naive", "hipporag")), ("gold", gold_plain, ("hipporag",))):
-            case, _ = load_mystery(seed, suspects, given)
-            config = RunConfig(strategies=strategies, retrieval_only=True, triples="precomputed", top_k=3)
-            config = config.with_assignments(assignments_for(assignments, strategies))
-            lab = Lab(case, settings, config, embedder=embedder)
-            lab.build()
-            for name in strategies:
-                by_type, per_q = recall_by_type(lab, name)
-                row[name if label == "model" else "hipporag_gold"] = {"by_type": by_type, "questions": per_q}
+        row.update(case_recalls(seed, suspects, triples, ("naive", "hipporag"), assignments, settings, embedder))
+        row["hipporag_gold"] = case_recalls(seed, suspects, gold_triples(gold), ("hipporag",), assignments, settings,
+                                            embedder)["hipporag"]
         naive, hippo = row["naive"]["questions"], row["hipporag"]["questions"]
         row["paired"] = {"wins": sum(hippo[q] > naive[q] for q in naive),
                          "ties": sum(hippo[q] == naive[q] for q in naive),

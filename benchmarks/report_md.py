@@ -268,6 +268,23 @@ def render_markdown(results, quick: bool, load) -> str:
                       [[f"{qid}: {q['example']}", q["type"], q["documents"], q["naive"], q["hipporag"],
                         q["hipporag_gold"], tuned.get(qid, {}).get("naive", ""), tuned.get(qid, {}).get("hipporag", "")]
                        for qid, q in by_q.items()])
+    oq = load(results, "openie_quality")
+    if oq:
+        types = oq["types"]
+        out += ["## OpenIE quality by model", "",
+                f"`python benchmarks/openie_quality.py` (the model the settings point at; LLM_MODEL_PATH serves another "
+                f"GGUF on the embedded server): OpenIE of generated seeds {oq['seeds'][0]}-{oq['seeds'][-1]} against "
+                "the gold triples (subject and object normalised, either order), and HippoRAG's "
+                f"Recall@{oq['top_k']} on each model's triples, between naive RAG (no graph) and HippoRAG on the gold "
+                "triples (what perfect extraction would give).", ""]
+        out += _t(["triples from", "triples per case", "triple P", "triple R", "entity P", "entity R",
+                   *[f"HippoRAG {t}" for t in types]],
+                  [[f"{m['model']} ({m['backend']})", m["triples_per_case"],
+                    *[m["quality"][k] for k in ("triple_precision", "triple_recall", "entity_precision",
+                                                 "entity_recall")], *[m["hipporag"][t] for t in types]]
+                   for m in oq["models"]]
+                  + [["gold triples (upper bound)", "", "", "", "", "", *[oq["hipporag_gold"][t] for t in types]],
+                     ["naive RAG (no graph; its recall)", "", "", "", "", "", *[oq["naive"][t] for t in types]]])
     fw = load(results, "first_words")
     if fw:
         out += ["## First answer words in the app", "",

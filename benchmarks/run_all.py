@@ -39,6 +39,7 @@ RUNS = [
     ("flagship", "flagship.py", [], []),
     ("generated", "generated.py", ["--seeds", "1-10"], None),
     ("generated_tuning", "generated.py", ["--seeds", "100-115", "--out", "generated_tuning"], None),
+    ("openie_quality", "openie_quality.py", [], None),   # the embedded model; other models: run it by hand
     ("indexing", "indexing.py", ["--only", "purloined_pearl:10:1,musique_train100:10:1", "--modes",
                                  "two-step,joint,triples"], ["--quick"]),
     # 65372ca: main when the speed issue was filed, the baseline of the same-run build comparison.

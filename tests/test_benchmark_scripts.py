@@ -12,7 +12,7 @@ sys.path.insert(0, str(BENCH))
 
 
 @pytest.mark.parametrize("script", ["retrieval.py", "sensitivity.py", "ppr_scale.py", "indexing.py", "llm_speed.py",
-                                    "flagship.py", "run_all.py"])
+                                    "flagship.py", "run_all.py", "generated.py", "openie_quality.py"])
 def test_script_help(script):
     res = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and "usage" in res.stdout
@@ -54,3 +54,15 @@ def test_the_committed_results_render():
     generated = load(common.ROOT / "benchmarks" / "results", "generated")
     assert "## Generated mysteries" in md and "Question by question" in md
     assert all(f"| {qid}: " in md for qid in generated["summary"]["by_question"])
+
+
+def test_each_model_caches_its_triples_in_its_own_folder():
+    from generated import OPENIE, triples_path
+
+    from llm.model_file import QWEN_CODER_1_5B
+
+    assert triples_path(3, 4, QWEN_CODER_1_5B.name) == OPENIE / "mystery-3-4.json"   # the committed cache
+    other = triples_path(3, 4, "../../Llama 3.1:8b/instruct")   # a server's model name never leaves openie/
+    assert other.parent.parent == OPENIE and other.name == "mystery-3-4.json"
+    assert other.parent.name.startswith("llama-3.1-8b-instruct-")
+    assert triples_path(3, 4, "a/b") != triples_path(3, 4, "a-b")   # the hash keeps look-alike names apart

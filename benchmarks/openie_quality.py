@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""OpenIE quality against ground truth, per model, and what each model's graph buys HippoRAG.
+
+`python benchmarks/openie_quality.py [--seeds 1-10]` runs OpenIE with the model the settings point at: the
+embedded Qwen2.5-Coder 1.5B by default; another GGUF on the embedded server with LLM_MODEL_PATH; any
+OpenAI-compatible server with LLM_BACKEND=openai, LLM_BASE_URL and LLM_EXTRACTION_MODEL. Triples are cached per
+model in benchmarks/results/openie/ (the embedded model's are the ones generated.py uses). Reported per model:
+triples per case; entity and triple precision/recall against the generator's gold triples (lenient: normalised
+subject and object, either order, relations not compared); and HippoRAG's Recall@3 by question type on that
+model's triples, beside naive RAG (no graph) and HippoRAG on the gold triples (the upper bound of extraction).
+Each run replaces its own model's row in results/openie_quality.json and keeps the others, so models sit side by
+side. No parameter is chosen here.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+from common import RESULTS, environment, write_result
+
+from generated import TYPES, case_recalls, gold_triples, model_triples, parse_seeds, quality
+
+from casebook.generate import load_mystery
+from llm import Settings, connect, embedder_only
+
+NAME = "openie_quality"
+
+
+def measure(backend, seeds: list[int], suspects: int, settings: Settings, embedder) -> tuple[dict, dict]:
+    """The model's row, and the model-independent references (naive RAG, HippoRAG on gold triples)."""
+    per_seed, naive, gold_bound = [], [], []
+    for seed in seeds:
+        triples = model_triples(seed, suspects, settings, backend)
+        _, gold = load_mystery(seed, suspects)
+        hippo = case_recalls(seed, suspects, triples, ("naive", "hipporag"), [], settings, embedder)
+        on_gold = case_recalls(seed, suspects, gold_triples(gold), ("hipporag",), [], settings, embedder)
+        per_seed.append({"seed": seed, "triples": len(triples), "quality": quality(triples, gold),
+                         "hipporag": hippo["hipporag"]["by_type"]})
+        naive.append(hippo["naive"]["by_type"])
+        gold_bound.append(on_gold["hipporag"]["by_type"])
+        print(f"seed {seed}: {len(triples)} triples, {per_seed[-1]['quality']}, HippoRAG {per_seed[-1]['hipporag']}",
+              flush=True)
+
+    def mean_of(rows: list[dict]) -> dict:
+        return {k: round(statistics.mean(r[k] for r in rows), 3) for k in rows[0]}
+
+    row = {"model": backend.extraction_model, "backend": backend.kind, "seeds": seeds, "measured": environment(),
+           "triples_per_case": round(statistics.mean(r["triples"] for r in per_seed), 1),
+           "quality": mean_of([r["quality"] for r in per_seed]), "hipporag": mean_of([r["hipporag"] for r in per_seed]),
+           "per_seed": per_seed}
+    return row, {"naive": mean_of(naive), "hipporag_gold": mean_of(gold_bound)}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 100,101")
+    p.add_argument("--suspects", type=int, default=4)
+    args = p.parse_args(argv)
+    seeds = parse_seeds(args.seeds)
+    settings = Settings.from_env()
+    backend = connect(settings)
+    print(f"OpenIE by {backend.extraction_model} ({backend.reason})", flush=True)
+    row, references = measure(backend, seeds, args.suspects, settings, embedder_only(settings))
+    path = RESULTS / f"{NAME}.json"
+    previous = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    # Rows measured on other seeds do not compare with this one: only same-seed rows stay beside it.
+    models = [m for m in previous.get("models", []) if m["model"] != row["model"] and m["seeds"] == seeds]
+    write_result(NAME, {"suspects": args.suspects, "top_k": 3, "seeds": seeds, "types": list(TYPES),
+                        **references, "models": [*models, row]})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
