@@ -19,6 +19,15 @@ def _recall_table(rows: list[dict]) -> list[str]:
                for x in rows])
 
 
+def _rule_table(result: dict, params: list[str]) -> list[str]:
+    """A generated-tuning rule's rows: the parameters, HippoRAG Recall@3 by type, mean, W/T/L, the guard cases."""
+    types = ("simple", "multi-hop", "sense-making")
+    return _t([*params, *types, "mean", "wins / ties / losses", *result["guard_cases"]],
+              [[x[p] for p in params] + [x["hipporag"][t] for t in types]
+               + [x["hipporag_mean"], " / ".join(str(x["paired"][k]) for k in ("wins", "ties", "losses"))]
+               + [x[c] for c in result["guard_cases"]] for x in result["rows"]])
+
+
 def _answer_scoring() -> list[str]:
     """Key-fact scoring beside the strict measure and the LLM judge, from the bundled case's committed report."""
     path = Path(__file__).resolve().parents[1] / "docs" / "purloined_pearl_report.json"
@@ -118,10 +127,7 @@ def render_markdown(results, quick: bool, load) -> str:
                 f"power 1 (HippoRAG 2's linear prior). Picked: the best mean over the three question types among the "
                 f"powers that keep both, ties to the smaller: **{dp['picked']}** "
                 f"(`python benchmarks/dense_power.py`). Seeds 1-10 report it below, never used to choose.", ""]
-        out += _t(["dense_power", "simple", "multi-hop", "sense-making", "mean", "wins / ties / losses"] + guards,
-                  [[x["dense_power"]] + [x["hipporag"][t] for t in ("simple", "multi-hop", "sense-making")]
-                   + [x["hipporag_mean"], " / ".join(str(x["paired"][k]) for k in ("wins", "ties", "losses"))]
-                   + [x[c] for c in guards] for x in dp["rows"]])
+        out += _rule_table(dp, ["dense_power"])
         naive = dp["rows"][0]["naive"]
         out += [f"Naive RAG on the same seeds: simple {naive['simple']}, multi-hop {naive['multi-hop']}, "
                 f"sense-making {naive['sense-making']}.", ""]
@@ -137,6 +143,18 @@ def render_markdown(results, quick: bool, load) -> str:
                     f"{alt['hipporag']['sense-making']}) against {chosen['hipporag_mean']} at the defaults, "
                     + ("so the defaults stay." if alt["hipporag_mean"] < chosen["hipporag_mean"] else
                        "which does not lose: the defaults should move."), ""]
+    fb = load(results, "feedback")
+    if fb:
+        guards, picked = fb["guard_cases"], fb["picked"]
+        out += ["## How HippoRAG's feedback walk was set", "",
+                "After the first walk, a second one starts from the same seeds plus every phrase of the first walk's "
+                "best passages (`feedback_passages`), each weighted `feedback_weight` over its node specificity; a "
+                "passage scores the sum of its two masses. It reaches the documents one hop past the best match, the "
+                "way a reader follows the name a first document gives. The same rule as dense_power on generated "
+                f"seeds {fb['seeds'][0]}-{fb['seeds'][-1]}, with {' and '.join(guards)} no lower than with feedback "
+                f"off: **weight {picked['feedback_weight']}, {picked['feedback_passages']} passage(s)** "
+                "(`python benchmarks/feedback.py`). Seeds 1-10 report it above, never used to choose.", ""]
+        out += _rule_table(fb, ["feedback_weight", "feedback_passages"])
     s = load(results, "sensitivity")
     if s:
         damps = sorted({g["damping"] for g in s["grid"]})

@@ -36,6 +36,7 @@ RUNS = [
                                                "--grid", "passage_weight=0,1,2,3"], None),
     ("sensitivity", "sensitivity.py", [], ["--quick"]),
     ("dense_power", "dense_power.py", [], None),   # after sensitivity: it measures that grid's pick too
+    ("feedback", "feedback.py", [], None),
     ("flagship", "flagship.py", [], []),
     ("generated", "generated.py", ["--seeds", "1-10"], None),
     ("generated_tuning", "generated.py", ["--seeds", "100-115", "--out", "generated_tuning"], None),

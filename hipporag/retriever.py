@@ -6,7 +6,9 @@ Two linking modes:
   passages mentioning the phrase (node specificity); a phrase the question names word for word (a name, a code)
   seeds like the best fact's (``question_mentions``: HippoRAG 1 links the question's entities by an LLM; this is
   the part a string match can do); every passage node also gets its min-max dense score, raised to
-  ``dense_power``, times ``passage_weight``. Passages are ranked by their PPR mass.
+  ``dense_power``, times ``passage_weight``. A second walk (``feedback_weight``) starts from the same seeds plus
+  every phrase of the first walk's best passage, so the documents one hop past the best match rise, as a reader
+  follows the name the first document gives. Passages are ranked by their PPR mass (both walks' added).
 - ``v1`` (HippoRAG 1, the seed article's method): an LLM names the question's entities; each links to its
   closest phrase node by embedding; phrase-only PPR; a passage scores the PPR mass of its phrases.
 """
@@ -40,6 +42,8 @@ class HippoConfig:
     engine: str = "sparse"      # PageRank engine: "sparse" (fast) or "networkx" (nx.pagerank, the reference)
     explain: bool = True        # compute the seed-to-passage paths
     hub_penalty: float = 0.0    # divide a passage's mass by its node strength to this power (0: off)
+    feedback_weight: float = 2.0  # a second walk also seeded by the best passage's phrases, this strong (0: off)
+    feedback_passages: int = 1    # how many of the first walk's best passages seed the second (benchmarks/feedback.py)
 
     def __post_init__(self):
         if self.linking not in LINKING_MODES:
@@ -48,6 +52,9 @@ class HippoConfig:
             raise ValueError(f"damping must be between 0 and 1 (exclusive), not {self.damping}")
         if self.dense_power <= 0:
             raise ValueError(f"dense_power must be positive, not {self.dense_power}")
+        if self.feedback_weight < 0 or self.feedback_passages < 1:
+            raise ValueError(f"feedback_weight must be >= 0 and feedback_passages >= 1, not {self.feedback_weight} "
+                             f"and {self.feedback_passages}")
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
 
@@ -100,18 +107,30 @@ class HippoRAGRetriever:
                 passage_scores = scores[len(g.phrases):]
             else:
                 passage_scores = self._phrase_to_passage() @ scores[:len(g.phrases)]
-            if cfg.hub_penalty > 0:   # a passage linked to everything gets mass from any start: discount it
-                strength = g.ppr.strength[len(g.phrases):]
-                passage_scores = passage_scores / np.maximum(strength, 1e-12) ** cfg.hub_penalty
-            ranked = _top(passage_scores, top_k)
+        seeds = phrase_weights
+        if cfg.linking == "v2" and cfg.feedback_weight > 0:
+            best = _top(passage_scores, cfg.feedback_passages)
+            extra = self._feedback_seeds(best, cfg.feedback_weight)
+            added = np.flatnonzero(extra)
+            named = ", ".join(g.phrases[i] for i in added[np.argsort(-extra[added], kind="stable")][:8])
+            with ex.stage("feedback", f"a second walk, also seeded by the phrases of "
+                                      f"{', '.join(g.passage_ids[j] for j in best)}: {named}"):
+                seeds = np.maximum(phrase_weights, extra)
+                scores = scores + g.pagerank(np.concatenate([seeds, passage_reset]), cfg.damping, cfg.engine).scores
+                passage_scores = scores[len(g.phrases):]
+        elif cfg.linking == "v2":
+            ex.skip("feedback", "turned off")
+        if cfg.hub_penalty > 0:   # a passage linked to everything gets mass from any start: discount it
+            strength = g.ppr.strength[len(g.phrases):]
+            passage_scores = passage_scores / np.maximum(strength, 1e-12) ** cfg.hub_penalty
+        ranked = _top(passage_scores, top_k)
 
-        ex.seeds = [Seed(g.phrases[i], round(float(phrase_weights[i]), 6))
-                    for i in np.argsort(-phrase_weights)[:20] if phrase_weights[i] > 0]
+        ex.seeds = [Seed(g.phrases[i], round(float(seeds[i]), 6)) for i in np.argsort(-seeds)[:20] if seeds[i] > 0]
         ex.node_scores = {g.node_label(n): round(float(scores[n]), 6) for n in _top(scores, 200) if scores[n] > 0}
         if cfg.explain:
             with ex.stage("explain"):
                 paths = most_probable_paths(g, [g.passage_node(j) for j in ranked],
-                                            np.nonzero(phrase_weights)[0].tolist())
+                                            np.nonzero(seeds)[0].tolist())
                 ex.paths = {g.passage_ids[j]: paths[g.passage_node(j)] for j in ranked}
         else:
             ex.skip("explain", "paths not requested")
@@ -188,6 +207,16 @@ class HippoRAGRetriever:
                                  [g.facts[i].text(g.phrases) for i in candidates], "fact", max_tokens=80)
         # An unreadable filter answer keeps every candidate rather than none.
         return list(candidates) if chosen is None else [candidates[n] for n in chosen]
+
+    def _feedback_seeds(self, passages: list[int], weight: float) -> np.ndarray:
+        """Seeds for the second walk: every phrase of the first walk's best ``passages``, ``weight`` divided by
+        the number of passages mentioning it (node specificity, as for any seed)."""
+        g = self.graph
+        extra = np.zeros(len(g.phrases))
+        for j in passages:
+            for i in g.phrases_of(g.passage_ids[j]):
+                extra[i] = weight / max(1, len(g.phrase_passages[i]))
+        return extra
 
     def _phrase_to_passage(self) -> sp.csr_matrix:
         if self._incidence is None:

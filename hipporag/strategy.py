@@ -30,6 +30,11 @@ V2_PARAMS = (
     Param("hub_penalty", _D.hub_penalty, "divide each passage's walk mass by its node strength to this power, so "
           "a passage linked to everything stops winning every question (0: off)", minimum=0.0, maximum=2.0,
           step=0.05),
+    Param("feedback_weight", _D.feedback_weight, "a second walk, seeded also by every phrase of the first walk's "
+          "best passages with this weight (over node specificity), reaches the documents one hop past the best "
+          "match; the two walks' masses add up (0: off)", minimum=0.0, maximum=20.0, step=0.5),
+    Param("feedback_passages", _D.feedback_passages, "how many of the first walk's best passages seed the second",
+          minimum=1, maximum=10),
     ENGINE, EXPLAIN)
 
 

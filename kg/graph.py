@@ -62,6 +62,7 @@ class KnowledgeGraph:
     _ppr: dict[str, PPRMatrix] = field(default_factory=dict, repr=False)   # by engine, built on first use
     _relations: dict | None = field(default=None, repr=False)
     _phrase_index: PhraseIndex | None = field(default=None, repr=False)
+    _passage_phrases: dict[str, list[int]] | None = field(default=None, repr=False)
 
     # Node numbering for PPR: phrases first, then passages.
     def passage_node(self, j: int) -> int:
@@ -91,6 +92,15 @@ class KnowledgeGraph:
         if self._phrase_index is None:
             self._phrase_index = PhraseIndex(self.phrase_keys, self.phrases)
         return self._phrase_index.find(text)
+
+    def phrases_of(self, passage_id: str) -> list[int]:
+        """The phrases a passage is linked to (extracted from it or named in its text)."""
+        if self._passage_phrases is None:
+            self._passage_phrases = defaultdict(list)
+            for i, pids in enumerate(self.phrase_passages):
+                for pid in pids:
+                    self._passage_phrases[pid].append(i)
+        return self._passage_phrases.get(passage_id, [])
 
     def node_kind(self, node: int) -> str:
         return "entity" if node < len(self.phrases) else "passage"

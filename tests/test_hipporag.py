@@ -99,6 +99,37 @@ def test_dense_power_keeps_the_closest_passage_prior_and_shrinks_the_middling_on
         HippoConfig(dense_power=0)
 
 
+def test_the_feedback_walk_reaches_one_hop_past_the_best_passage(embedder):
+    docs = [{"id": "A", "text": "Orla Vance founded the Kestrel Foundry in 1881."},
+            {"id": "B", "text": "The Kestrel Foundry cast the harbour bells."},
+            {"id": "C", "text": "Orla Vance kept a small garden."},
+            {"id": "D", "text": "Orla Vance sailed to Lisbon."}]
+    triples = [{"doc_id": "A", "subject": "Orla Vance", "relation": "founded in", "object": "1881"},
+               {"doc_id": "B", "subject": "Kestrel Foundry", "relation": "cast", "object": "harbour bells"},
+               {"doc_id": "C", "subject": "Orla Vance", "relation": "kept", "object": "small garden"},
+               {"doc_id": "D", "subject": "Orla Vance", "relation": "sailed to", "object": "Lisbon"}]
+    case = make_case(docs, [], triples)
+    g = build_graph(passage_triples(case.triples, case.passages), case.passages, embedder)
+    assert g.phrases_of("A") == sorted(g.phrase_keys.index(k) for k in ("orla vance", "1881", "kestrel foundry"))
+    question = "What did Orla Vance found in 1881?"   # links A's fact; the foundry is one hop past A
+    runs = {}
+    for weight in (0.0, 2.0):
+        config = HippoConfig(llm_filter=False, top_facts=1, passage_weight=0.0, feedback_weight=weight)
+        runs[weight] = HippoRAGRetriever(g, embedder, config).retrieve(question, top_k=4)
+    off, on = runs[0.0], runs[2.0]
+    assert off.ids[0] == on.ids[0] == "A"        # the first walk's best passage stays first
+    score = {w: dict(r.passages) for w, r in runs.items()}
+    # The foundry, a phrase of A that the question does not name, seeds the second walk: B gains on the founder's
+    # other passages, which both walks reach through her name.
+    assert score[2.0]["B"] / score[2.0]["C"] > 2 * score[0.0]["B"] / score[0.0]["C"]
+    stage = {s.name: s for s in on.explanation.stages}["feedback"]
+    assert stage.ran and "A" in stage.why and "Kestrel Foundry" in stage.why
+    assert not {s.name: s for s in off.explanation.stages}["feedback"].ran
+    assert "Kestrel Foundry" in {s.node for s in on.explanation.seeds}
+    with pytest.raises(ValueError, match="feedback"):
+        HippoConfig(feedback_passages=0)
+
+
 def test_phrases_the_question_names_seed_the_walk(embedder):
     case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
     g = build_graph(passage_triples(case.triples, case.passages), case.passages, embedder)
