@@ -6,7 +6,7 @@ embedded model's OpenIE of it is cached in benchmarks/results/openie/mystery-<se
 Reported per case: entity and triple precision/recall of that OpenIE against gold_triples.json (lenient: a triple
 matches when its normalised subject and object match a gold triple's, either way round; relations are not
 compared); Recall@3 by question type for naive, HippoRAG on the model's triples, and HippoRAG on the gold triples
-(the upper bound of better extraction); and per question whether HippoRAG beat, tied or lost to naive.
+(what perfect extraction gives); and per question whether HippoRAG beat, tied or lost to naive.
 Seeds 1-10 are the report set: nothing in the code was tuned on them (use seeds 100+ to tune).
 """
 from __future__ import annotations

@@ -7,7 +7,7 @@ OpenAI-compatible server with LLM_BACKEND=openai, LLM_BASE_URL and LLM_EXTRACTIO
 model in benchmarks/results/openie/ (the embedded model's are the ones generated.py uses). Reported per model:
 triples per case; entity and triple precision/recall against the generator's gold triples (lenient: normalised
 subject and object, either order, relations not compared); and HippoRAG's Recall@3 by question type on that
-model's triples, beside naive RAG (no graph) and HippoRAG on the gold triples (the upper bound of extraction).
+model's triples, beside naive RAG (no graph) and HippoRAG on the gold triples (what perfect extraction gives).
 Each run replaces its own model's row in results/openie_quality.json and keeps the others, so models sit side by
 side. No parameter is chosen here.
 """

@@ -244,7 +244,7 @@ def render_markdown(results, quick: bool, load) -> str:
                 f"`python benchmarks/generated.py --seeds {gen['seeds'][0]}-{gen['seeds'][-1]}`: cases from "
                 f"`python -m casebook generate` ({gen['suspects']} suspects; seeds never used while tuning anything), "
                 f"Recall@{gen['top_k']} by question type. HippoRAG runs on the embedded model's own OpenIE (cached in "
-                "benchmarks/results/openie/) and, as the upper bound of better extraction, on the generator's gold "
+                "benchmarks/results/openie/) and, to show what perfect extraction gives, on the generator's gold "
                 "triples. W/T/L: questions where HippoRAG's recall beat, tied or lost to naive's. OpenIE precision and "
                 "recall compare the model's triples with the gold ones (subject and object normalised, either order; "
                 "relations not compared).", ""]
@@ -301,7 +301,7 @@ def render_markdown(results, quick: bool, load) -> str:
                     *[m["quality"][k] for k in ("triple_precision", "triple_recall", "entity_precision",
                                                  "entity_recall")], *[m["hipporag"][t] for t in types]]
                    for m in oq["models"]]
-                  + [["gold triples (upper bound)", "", "", "", "", "", *[oq["hipporag_gold"][t] for t in types]],
+                  + [["gold triples (perfect extraction)", "", "", "", "", "", *[oq["hipporag_gold"][t] for t in types]],
                      ["naive RAG (no graph; its recall)", "", "", "", "", "", *[oq["naive"][t] for t in types]]])
     fw = load(results, "first_words")
     if fw:
