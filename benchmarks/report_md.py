@@ -153,7 +153,7 @@ def render_markdown(results, quick: bool, load) -> str:
                 "way a reader follows the name a first document gives. The same rule as dense_power on generated "
                 f"seeds {fb['seeds'][0]}-{fb['seeds'][-1]}, with {' and '.join(guards)} no lower than with feedback "
                 f"off: **weight {picked['feedback_weight']}, {picked['feedback_passages']} passage(s)** "
-                "(`python benchmarks/feedback.py`). Seeds 1-10 report it above, never used to choose.", ""]
+                "(`python benchmarks/feedback.py`). Seeds 1-10 report it below, never used to choose.", ""]
         out += _rule_table(fb, ["feedback_weight", "feedback_passages"])
     s = load(results, "sensitivity")
     if s:
