@@ -74,6 +74,7 @@ class HippoRAGRetriever:
             raise ValueError("hipporag-v1 linking needs an LLM to name the question's entities")
         self.graph, self.embedder, self.config, self.chat = graph, embedder, config, chat
         self._incidence: sp.csr_matrix | None = None
+        self._mention_counts: np.ndarray | None = None   # passages per phrase, for node specificity
 
     # -- the query path ---------------------------------------------------------------------------
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
@@ -198,8 +199,9 @@ class HippoRAGRetriever:
 
     def _specificity(self, weights: np.ndarray) -> np.ndarray:
         """Divide each seed's weight by the number of passages mentioning it, so hubs do not flood the walk."""
-        counts = np.array([max(1, len(p)) for p in self.graph.phrase_passages], dtype=float)
-        return weights / counts
+        if self._mention_counts is None:
+            self._mention_counts = np.array([max(1, len(p)) for p in self.graph.phrase_passages], dtype=float)
+        return weights / self._mention_counts
 
     def _filter_facts(self, question: str, candidates: list[int]) -> list[int]:
         g = self.graph
@@ -214,9 +216,8 @@ class HippoRAGRetriever:
         g = self.graph
         extra = np.zeros(len(g.phrases))
         for j in passages:
-            for i in g.phrases_of(g.passage_ids[j]):
-                extra[i] = weight / max(1, len(g.phrase_passages[i]))
-        return extra
+            extra[g.phrases_of(g.passage_ids[j])] = weight
+        return self._specificity(extra)
 
     def _phrase_to_passage(self) -> sp.csr_matrix:
         if self._incidence is None:
