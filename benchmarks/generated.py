@@ -94,13 +94,14 @@ def gold_triples(gold: list[dict]) -> list[dict]:
 
 
 def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], settings: Settings,
-                   embedder) -> tuple[list[dict], dict]:
-    """Per-seed rows (OpenIE quality, Recall@3 by type and per question, paired counts) and their summary."""
+                   embedder, backend: Backend | None = None) -> tuple[list[dict], dict]:
+    """Per-seed rows (OpenIE quality, Recall@3 by type and per question, paired counts) and their summary, on the
+    triples of ``backend``'s extraction model (the embedded 1.5B when none is given)."""
     rows, templates = [], {}
     for seed in seeds:
-        triples = model_triples(seed, suspects, settings)
+        triples = model_triples(seed, suspects, settings, backend)
         case, gold = load_mystery(seed, suspects)
-        row: dict = {"seed": seed, "openie": quality(triples, gold)}
+        row: dict = {"seed": seed, "triples": len(triples), "openie": quality(triples, gold)}
         if not templates:   # every seed asks the same nine questions in other names: the first seed's words
             templates = {q.id: {"type": q.type, "example": q.text, "documents": len(q.supporting_docs)}
                          for q in case.questions}

@@ -19,9 +19,8 @@ import statistics
 
 from common import RESULTS, environment, write_result
 
-from generated import TYPES, case_recalls, gold_triples, model_triples, parse_seeds, quality
+from generated import TYPES, evaluate_seeds, parse_seeds
 
-from casebook.generate import load_mystery
 from llm import Settings, connect, embedder_only
 
 NAME = "openie_quality"
@@ -29,27 +28,13 @@ NAME = "openie_quality"
 
 def measure(backend, seeds: list[int], suspects: int, settings: Settings, embedder) -> tuple[dict, dict]:
     """The model's row, and the model-independent references (naive RAG, HippoRAG on gold triples)."""
-    per_seed, naive, gold_bound = [], [], []
-    for seed in seeds:
-        triples = model_triples(seed, suspects, settings, backend)
-        _, gold = load_mystery(seed, suspects)
-        hippo = case_recalls(seed, suspects, triples, ("naive", "hipporag"), [], settings, embedder)
-        on_gold = case_recalls(seed, suspects, gold_triples(gold), ("hipporag",), [], settings, embedder)
-        per_seed.append({"seed": seed, "triples": len(triples), "quality": quality(triples, gold),
-                         "hipporag": hippo["hipporag"]["by_type"]})
-        naive.append(hippo["naive"]["by_type"])
-        gold_bound.append(on_gold["hipporag"]["by_type"])
-        print(f"seed {seed}: {len(triples)} triples, {per_seed[-1]['quality']}, HippoRAG {per_seed[-1]['hipporag']}",
-              flush=True)
-
-    def mean_of(rows: list[dict]) -> dict:
-        return {k: round(statistics.mean(r[k] for r in rows), 3) for k in rows[0]}
-
+    rows, summary = evaluate_seeds(seeds, suspects, [], settings, embedder, backend)
     row = {"model": backend.extraction_model, "backend": backend.kind, "seeds": seeds, "measured": environment(),
-           "triples_per_case": round(statistics.mean(r["triples"] for r in per_seed), 1),
-           "quality": mean_of([r["quality"] for r in per_seed]), "hipporag": mean_of([r["hipporag"] for r in per_seed]),
-           "per_seed": per_seed}
-    return row, {"naive": mean_of(naive), "hipporag_gold": mean_of(gold_bound)}
+           "triples_per_case": round(statistics.mean(r["triples"] for r in rows), 1),
+           "quality": summary["openie"], "hipporag": summary["hipporag"],
+           "per_seed": [{"seed": r["seed"], "triples": r["triples"], "quality": r["openie"],
+                         "hipporag": r["hipporag"]["by_type"]} for r in rows]}
+    return row, {"naive": summary["naive"], "hipporag_gold": summary["hipporag_gold"]}
 
 
 def main(argv=None) -> int:
