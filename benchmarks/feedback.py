@@ -5,7 +5,9 @@ For each (feedback_weight, feedback_passages): Recall@3 by question type of Hipp
 tuning set; the embedded model's cached OpenIE), and HippoRAG's Recall@5 on musique_train100 and 2wiki_first20,
 which may not drop below their values with feedback off. The same rule as dense_power.py: among the settings that
 keep both, the best mean HippoRAG Recall@3 over the three question types; ties go to off, then to the smaller
-weight and fewer passages. Seeds 1-10 are not used here: generated.py reports on them.
+weight and fewer passages. As in tuning_grid.py, the best replaces the code's current default only if it beats the
+default's mean by at least ``--min-gain`` (0.01: one question in a hundred). Seeds 1-10 are not used here:
+generated.py reports on them.
 """
 from __future__ import annotations
 
@@ -17,7 +19,10 @@ from common import write_result
 from dense_power import GUARD_CASES, measure
 from generated import parse_seeds
 
+from lab.registry import get
 from llm import Settings, embedder_only
+
+KEYS = ("feedback_weight", "feedback_passages")
 
 
 def main(argv=None) -> int:
@@ -26,6 +31,8 @@ def main(argv=None) -> int:
     p.add_argument("--passages", default="1,2,3", help="numbers of best passages to try")
     p.add_argument("--seeds", default="100-115", help="tuning seeds (never 1-10, the report set)")
     p.add_argument("--suspects", type=int, default=4)
+    p.add_argument("--min-gain", type=float, default=0.01,
+                   help="how much the best must beat the current default's mean by to replace it")
     args = p.parse_args(argv)
     settings = Settings.from_env()
     grid = [{"feedback_weight": 0.0, "feedback_passages": 1}] + [
@@ -35,10 +42,14 @@ def main(argv=None) -> int:
     off = rows[0]
     allowed = [r for r in rows if all(r[c] >= off[c] for c in GUARD_CASES)]
     picked = max(allowed, key=lambda r: r["hipporag_mean"])   # rows ascend: max() keeps the first of equals
+    defaults = get("hipporag").values()
+    default = next((r for r in allowed if all(r[k] == defaults[k] for k in KEYS)), None)
+    if default is not None and picked["hipporag_mean"] < default["hipporag_mean"] + args.min_gain:
+        picked = default
     print(f"picked: feedback_weight {picked['feedback_weight']}, feedback_passages {picked['feedback_passages']}")
     write_result("feedback", {"seeds": parse_seeds(args.seeds), "suspects": args.suspects, "top_k": 3, "guard_k": 5,
-                              "guard_cases": list(GUARD_CASES), "rows": rows,
-                              "picked": {k: picked[k] for k in ("feedback_weight", "feedback_passages")}})
+                              "guard_cases": list(GUARD_CASES), "min_gain": args.min_gain, "rows": rows,
+                              "picked": {k: picked[k] for k in KEYS}})
     return 0
 
 

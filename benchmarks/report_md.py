@@ -152,7 +152,9 @@ def render_markdown(results, quick: bool, load) -> str:
                 "passage scores the sum of its two masses. It reaches the documents one hop past the best match, the "
                 "way a reader follows the name a first document gives. The same rule as dense_power on generated "
                 f"seeds {fb['seeds'][0]}-{fb['seeds'][-1]}, with {' and '.join(guards)} no lower than with feedback "
-                f"off: **weight {picked['feedback_weight']}, {picked['feedback_passages']} passage(s)** "
+                f"off" + (f"; the best replaces the current default only if it beats it by {fb['min_gain']} or more"
+                          if fb.get("min_gain") else "")
+                + f": **weight {picked['feedback_weight']}, {picked['feedback_passages']} passage(s)** "
                 "(`python benchmarks/feedback.py`). Seeds 1-10 report it below, never used to choose.", ""]
         out += _rule_table(fb, ["feedback_weight", "feedback_passages"])
     s = load(results, "sensitivity")

@@ -29,7 +29,7 @@ from .ppr import ENGINES, PPRMatrix, PPRResult, networkx_pagerank
 
 log = logging.getLogger(__name__)
 
-GRAPH_FORMAT = 6   # 4: no synonymy across numbers or genders; 5: text mentions; 6: name variants
+GRAPH_FORMAT = 7   # 4: no synonymy across numbers or genders; 5: text mentions; 6: name variants; 7: possessives
 SYNONYM_THRESHOLD = 0.8
 SYNONYM_TOP_K = 10
 EMBED_STAGES = ("embed entities", "embed facts", "embed passages")   # build_graph's progress stages, in order
@@ -275,13 +275,14 @@ class PhraseIndex:
 
     def find(self, text: str) -> set[int]:
         """Indexes of the phrases ``text`` mentions."""
-        words = normalize_entity(text).split()
         found = set()
-        for start, word in enumerate(words):
-            for n in self.lengths.get(word, ()):
-                i = self.ids.get(" ".join(words[start:start + n]))
-                if i is not None:
-                    found.add(i)
+        for variant in {text, _POSSESSIVE_S.sub("", text)}:   # "Victoria Crane's car" names "Victoria Crane" too
+            words = normalize_entity(variant).split()
+            for start, word in enumerate(words):
+                for n in self.lengths.get(word, ()):
+                    i = self.ids.get(" ".join(words[start:start + n]))
+                    if i is not None:
+                        found.add(i)
         return found
 
 
@@ -331,6 +332,7 @@ def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, to
 _MALE, _FEMALE = {"mr", "sir", "lord", "mister"}, {"mrs", "ms", "miss", "madam", "lady", "mme"}
 _HONORIFICS = _MALE | _FEMALE | {"dr", "prof", "professor"}
 _POSSESSIVE = re.compile(r"^(.+?)['\u2019]s\b")
+_POSSESSIVE_S = re.compile(r"(?<=\w)['\u2019]s\b")
 
 
 def may_be_synonyms(a: str, b: str) -> bool:

@@ -286,6 +286,18 @@ def test_text_mentions_join_what_the_model_extracted_from_one_passage_only(embed
     assert linked.phrase_passages[gardener] == ["C"]
 
 
+def test_a_possessive_in_the_text_mentions_its_owner():
+    from kg.graph import text_mention_links
+    passages = make_case([{"id": "A", "text": "A camera recorded Victoria Crane\u2019s car on Lombard Street."},
+                          {"id": "B", "text": "Mud matched the soil of the Blackwood mansion's garden."},
+                          {"id": "C", "text": "The Cranes left; Victoria Cranes is another name."}]).passages
+    keys, surfaces = ["victoria crane", "blackwood mansion", "victoria cranes car"], \
+        ["Victoria Crane", "Blackwood mansion", "Victoria Crane's car"]
+    links = text_mention_links(keys, surfaces, passages)
+    # The owner is found through the possessive, and the possessive phrase itself still matches as written.
+    assert links[0] == {"A"} and links[1] == {"B"} and links[2] == {"A"}
+
+
 def test_a_name_too_common_to_join_passages_depends_on_the_case_size():
     from kg.graph import MENTION_MIN_LIMIT, text_mention_links
 
