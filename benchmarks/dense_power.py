@@ -20,7 +20,7 @@ import statistics
 
 from common import RESULTS, write_result
 
-from generated import TYPES, evaluate_seeds, parse_seeds
+from generated import TUNING_SEEDS, TYPES, add_case_arguments, evaluate_seeds
 from tuning_grid import per_question_recalls
 
 from lab.registry import get
@@ -55,10 +55,9 @@ def measure(params_list: list[dict], seeds: list[int], suspects: int, settings: 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--powers", default="1,1.5,2,2.5,3,4")
-    p.add_argument("--seeds", default="100-115", help="tuning seeds (never 1-10, the report set)")
-    p.add_argument("--suspects", type=int, default=4)
+    add_case_arguments(p, TUNING_SEEDS)
     args = p.parse_args(argv)
-    seeds = parse_seeds(args.seeds)
+    seeds = args.seeds
     settings = Settings.from_env()
     embedder = embedder_only(settings)
     rows = measure([{"dense_power": float(x)} for x in sorted(args.powers.split(","), key=float)], seeds,

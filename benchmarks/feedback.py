@@ -17,7 +17,7 @@ import itertools
 from common import write_result
 
 from dense_power import GUARD_CASES, measure
-from generated import parse_seeds
+from generated import TUNING_SEEDS, add_case_arguments
 
 from lab.registry import get
 from llm import Settings, embedder_only
@@ -29,8 +29,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--weights", default="1,2,3,5", help="feedback weights to try beside 0 (off)")
     p.add_argument("--passages", default="1,2,3", help="numbers of best passages to try")
-    p.add_argument("--seeds", default="100-115", help="tuning seeds (never 1-10, the report set)")
-    p.add_argument("--suspects", type=int, default=4)
+    add_case_arguments(p, TUNING_SEEDS)
     p.add_argument("--min-gain", type=float, default=0.01,
                    help="how much the best must beat the current default's mean by to replace it")
     args = p.parse_args(argv)
@@ -38,7 +37,7 @@ def main(argv=None) -> int:
     grid = [{"feedback_weight": 0.0, "feedback_passages": 1}] + [
         {"feedback_weight": float(w), "feedback_passages": int(n)}
         for w, n in itertools.product(sorted(args.weights.split(","), key=float), args.passages.split(","))]
-    rows = measure(grid, parse_seeds(args.seeds), args.suspects, settings, embedder_only(settings))
+    rows = measure(grid, args.seeds, args.suspects, settings, embedder_only(settings))
     off = rows[0]
     allowed = [r for r in rows if all(r[c] >= off[c] for c in GUARD_CASES)]
     picked = max(allowed, key=lambda r: r["hipporag_mean"])   # rows ascend: max() keeps the first of equals
@@ -47,7 +46,7 @@ def main(argv=None) -> int:
     if default is not None and picked["hipporag_mean"] < default["hipporag_mean"] + args.min_gain:
         picked = default
     print(f"picked: feedback_weight {picked['feedback_weight']}, feedback_passages {picked['feedback_passages']}")
-    write_result("feedback", {"seeds": parse_seeds(args.seeds), "suspects": args.suspects, "top_k": 3, "guard_k": 5,
+    write_result("feedback", {"seeds": args.seeds, "suspects": args.suspects, "top_k": 3, "guard_k": 5,
                               "guard_cases": list(GUARD_CASES), "min_gain": args.min_gain, "rows": rows,
                               "picked": {k: picked[k] for k in KEYS}})
     return 0

@@ -125,6 +125,9 @@ def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], sett
     return rows, summary
 
 
+REPORT_SEEDS, TUNING_SEEDS = "1-10", "100-115"   # never tune on the report seeds
+
+
 def parse_seeds(text: str) -> list[int]:
     """"1-10" or "100,101"."""
     if "-" in text:
@@ -133,15 +136,21 @@ def parse_seeds(text: str) -> list[int]:
     return [int(s) for s in text.split(",")]
 
 
+def add_case_arguments(p: argparse.ArgumentParser, seeds: str) -> None:
+    """--seeds (parsed into a list of ints) and --suspects, for the scripts that run generated cases."""
+    p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(seeds),
+                   help=f"e.g. 1-10 or 100,101 (default {seeds}; {TUNING_SEEDS} tune, {REPORT_SEEDS} report)")
+    p.add_argument("--suspects", type=int, default=4)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 100,101")
-    p.add_argument("--suspects", type=int, default=4)
+    add_case_arguments(p, REPORT_SEEDS)
     p.add_argument("--out", default="generated")
     p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE",
                    help="a strategy parameter for every run (repeatable), e.g. hipporag.passage_weight=0.05")
     args = p.parse_args(argv)
-    seeds = parse_seeds(args.seeds)
+    seeds = args.seeds
     settings = Settings.from_env()
     rows, summary = evaluate_seeds(seeds, args.suspects, args.set, settings, embedder_only(settings))
     print(json.dumps(summary, indent=1))

@@ -19,7 +19,7 @@ import statistics
 
 from common import RESULTS, environment, write_result
 
-from generated import TYPES, evaluate_seeds, parse_seeds
+from generated import REPORT_SEEDS, TYPES, add_case_arguments, evaluate_seeds
 
 from llm import Settings, connect, embedder_only
 
@@ -39,10 +39,9 @@ def measure(backend, seeds: list[int], suspects: int, settings: Settings, embedd
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 100,101")
-    p.add_argument("--suspects", type=int, default=4)
+    add_case_arguments(p, REPORT_SEEDS)
     args = p.parse_args(argv)
-    seeds = parse_seeds(args.seeds)
+    seeds = args.seeds
     settings = Settings.from_env()
     backend = connect(settings)
     print(f"OpenIE by {backend.extraction_model} ({backend.reason})", flush=True)

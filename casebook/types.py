@@ -124,6 +124,12 @@ class Stage:
 
 
 @dataclass
+class StageNote:
+    """What a running stage says about itself (``Explanation.stage`` records it when the block ends)."""
+    why: str = ""
+
+
+@dataclass
 class Explanation:
     """What every strategy says about one retrieval, as far as it applies; the app and reports render it."""
     method: str = ""                                            # how passages were scored, in one line
@@ -136,13 +142,15 @@ class Explanation:
     fallback: str = ""                                          # why the strategy fell back, if it did
 
     @contextmanager
-    def stage(self, name: str, why: str = "", llm: bool = False) -> Iterator[None]:
-        """Time a block and record it as a stage that ran (``llm``: it called a language model)."""
+    def stage(self, name: str, why: str = "", llm: bool = False) -> Iterator[StageNote]:
+        """Time a block and record it as a stage that ran (``llm``: it called a language model); the block may
+        set the yielded note's ``why`` once it knows what it did."""
+        note = StageNote(why)
         started = time.perf_counter()
         try:
-            yield
+            yield note
         finally:
-            self.stages.append(Stage(name, True, why, round((time.perf_counter() - started) * 1000, 3), llm))
+            self.stages.append(Stage(name, True, note.why, round((time.perf_counter() - started) * 1000, 3), llm))
 
     def skip(self, name: str, why: str) -> None:
         self.stages.append(Stage(name, False, why))

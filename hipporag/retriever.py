@@ -74,7 +74,6 @@ class HippoRAGRetriever:
             raise ValueError("hipporag-v1 linking needs an LLM to name the question's entities")
         self.graph, self.embedder, self.config, self.chat = graph, embedder, config, chat
         self._incidence: sp.csr_matrix | None = None
-        self._mention_counts: np.ndarray | None = None   # passages per phrase, for node specificity
 
     # -- the query path ---------------------------------------------------------------------------
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
@@ -110,12 +109,13 @@ class HippoRAGRetriever:
                 passage_scores = self._phrase_to_passage() @ scores[:len(g.phrases)]
         seeds = phrase_weights
         if cfg.linking == "v2" and cfg.feedback_weight > 0:
-            best = _top(passage_scores, cfg.feedback_passages)
-            extra = self._feedback_seeds(best, cfg.feedback_weight)
-            added = np.flatnonzero(extra)
-            named = ", ".join(g.phrases[i] for i in added[np.argsort(-extra[added], kind="stable")][:8])
-            with ex.stage("feedback", f"a second walk, also seeded by the phrases of "
-                                      f"{', '.join(g.passage_ids[j] for j in best)}: {named}"):
+            with ex.stage("feedback") as stage:
+                best = _top(passage_scores, cfg.feedback_passages)
+                extra = self._feedback_seeds(best, cfg.feedback_weight)
+                added = np.flatnonzero(extra)
+                named = ", ".join(g.phrases[i] for i in added[np.argsort(-extra[added], kind="stable")][:8])
+                stage.why = f"a second walk, also seeded by the phrases of " \
+                            f"{', '.join(g.passage_ids[j] for j in best)}: {named}"
                 seeds = np.maximum(phrase_weights, extra)
                 scores = scores + g.pagerank(np.concatenate([seeds, passage_reset]), cfg.damping, cfg.engine).scores
                 passage_scores = scores[len(g.phrases):]
@@ -199,9 +199,7 @@ class HippoRAGRetriever:
 
     def _specificity(self, weights: np.ndarray) -> np.ndarray:
         """Divide each seed's weight by the number of passages mentioning it, so hubs do not flood the walk."""
-        if self._mention_counts is None:
-            self._mention_counts = np.array([max(1, len(p)) for p in self.graph.phrase_passages], dtype=float)
-        return weights / self._mention_counts
+        return weights / self.graph.mention_counts()
 
     def _filter_facts(self, question: str, candidates: list[int]) -> list[int]:
         g = self.graph

@@ -63,6 +63,7 @@ class KnowledgeGraph:
     _relations: dict | None = field(default=None, repr=False)
     _phrase_index: PhraseIndex | None = field(default=None, repr=False)
     _passage_phrases: dict[str, list[int]] | None = field(default=None, repr=False)
+    _mention_counts: np.ndarray | None = field(default=None, repr=False)
 
     # Node numbering for PPR: phrases first, then passages.
     def passage_node(self, j: int) -> int:
@@ -101,6 +102,12 @@ class KnowledgeGraph:
                 for pid in pids:
                     self._passage_phrases[pid].append(i)
         return self._passage_phrases.get(passage_id, [])
+
+    def mention_counts(self) -> np.ndarray:
+        """How many passages each phrase is linked to (at least 1): the divisor of node specificity."""
+        if self._mention_counts is None:
+            self._mention_counts = np.array([max(1, len(p)) for p in self.phrase_passages], dtype=float)
+        return self._mention_counts
 
     def node_kind(self, node: int) -> str:
         return "entity" if node < len(self.phrases) else "passage"

@@ -47,10 +47,6 @@ PARAMS = (
 class ThreeStageRetriever:
     def __init__(self, dense: VectorIndex, lexical: BM25Index, graph: KnowledgeGraph, embedder: Embedder):
         self.dense, self.lexical, self.graph, self.embedder = dense, lexical, graph, embedder
-        self.entities_of: dict[str, set[int]] = {pid: set() for pid in graph.passage_ids}
-        for i, pids in enumerate(graph.phrase_passages):
-            for pid in pids:
-                self.entities_of[pid].add(i)
         self.neighbours: dict[int, set[int]] = {}
         for f in graph.facts:
             self.neighbours.setdefault(f.subject, set()).add(f.object)
@@ -72,9 +68,9 @@ class ThreeStageRetriever:
 
         with ex.stage("graph boost", f"x{p['boost']} for passages sharing an entity with the top {top_k} or a "
                                      f"neighbour of one"):
-            top_entities = set().union(*(self.entities_of.get(pid, set()) for pid in list(pool)[:top_k]))
+            top_entities = set().union(*(self.graph.phrases_of(pid) for pid in list(pool)[:top_k]))
             near = top_entities.union(*(self.neighbours.get(e, set()) for e in top_entities))
-            boosted = {pid for pid in pool if self.entities_of.get(pid, set()) & near}
+            boosted = {pid for pid in pool if not near.isdisjoint(self.graph.phrases_of(pid))}
             scores = {pid: s * (float(p["boost"]) if pid in boosted else 1.0) for pid, s in pool.items()}
 
         linked = self._linked(question)
@@ -115,8 +111,8 @@ class ThreeStageRetriever:
     def _expand(self, linked: list[tuple[int, str]], damping: float, depth: int, ex: Explanation) -> dict[str, float]:
         g = self.graph
         reset = np.zeros(g.n_nodes)
-        for i, _ in linked:
-            reset[i] = 1.0 / max(1, len(g.phrase_passages[i]))   # node specificity, as in HippoRAG
+        ids = [i for i, _ in linked]
+        reset[ids] = 1.0 / g.mention_counts()[ids]   # node specificity, as in HippoRAG
         scores = g.pagerank(reset, damping).scores
         ex.seeds = [Seed(g.phrases[i], round(float(reset[i] / reset.sum()), 6)) for i, _ in linked]
         top = np.argsort(-scores)[:200]
