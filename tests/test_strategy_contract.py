@@ -26,9 +26,10 @@ class WordOverlap:
         ex = Explanation(method=f"shared words x {boost}", queries=[question])
         with ex.stage("tokenize", "lower-cased words"):
             words = set(question.lower().split())
-        with ex.stage("score"):
+        with ex.stage("score") as stage:   # a stage may say what it found once it has found it
             scored = sorted(((p.id, boost * len(words & set(p.text.lower().split()))) for p in self.passages),
                             key=lambda kv: -kv[1])[:top_k]
+            stage.why = f"{sum(score > 0 for _, score in scored)} of the top {top_k} share a word"
         ex.evidence = [Evidence(f"{pid} shares words", score, score > 0, pid) for pid, score in scored]
         return Retrieval(scored, ex)
 
@@ -64,6 +65,7 @@ def test_set_changes_it_and_the_report_carries_the_explanation(throwaway, tmp_pa
     ex = result["explanation"]
     assert ex["method"] == "shared words x 2.5"
     assert [s["name"] for s in ex["stages"]] == ["tokenize", "score"] and all(s["ran"] for s in ex["stages"])
+    assert ex["stages"][0]["why"] == "lower-cased words" and ex["stages"][1]["why"].endswith("share a word")
     assert ex["evidence"] and all(e["score"] % 2.5 == 0 for e in ex["evidence"])
     assert set(result["timings_ms"]) == {"tokenize", "score"}
 
