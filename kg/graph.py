@@ -385,7 +385,10 @@ def name_variant_pairs(keys: Sequence[str], surfaces: Sequence[str]) -> list[tup
 # -- saving and loading ----------------------------------------------------------------------------
 
 def graph_key(fingerprint: str, triples_source: str, extraction_model: str, embed_model: str, **params) -> str:
-    blob = json.dumps([GRAPH_FORMAT, fingerprint, triples_source, extraction_model, embed_model, params],
+    """The saved graph's name: everything the build depends on, its module constants included, so a graph built
+    with other thresholds (an experiment, an older checkout) is never loaded as this one."""
+    constants = [SYNONYM_THRESHOLD, SYNONYM_TOP_K, MENTION_MAX_SHARE, MENTION_MIN_LIMIT]
+    blob = json.dumps([GRAPH_FORMAT, constants, fingerprint, triples_source, extraction_model, embed_model, params],
                       sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 

@@ -313,6 +313,16 @@ def test_a_name_too_common_to_join_passages_depends_on_the_case_size():
     assert len(linked(400, 20)) == 20 and linked(400, 21) == set()
 
 
+def test_a_graph_built_with_other_thresholds_is_never_loaded_as_this_one(monkeypatch):
+    import kg.graph as kgraph
+    key = kgraph.graph_key("case", "precomputed", "", "embedder", triples="t")
+    assert kgraph.graph_key("case", "precomputed", "", "embedder", triples="t") == key
+    for name, other in (("MENTION_MIN_LIMIT", 8), ("MENTION_MAX_SHARE", 0.1), ("SYNONYM_THRESHOLD", 0.9)):
+        with monkeypatch.context() as m:
+            m.setattr(kgraph, name, other)
+            assert kgraph.graph_key("case", "precomputed", "", "embedder", triples="t") != key, name
+
+
 def test_name_variants_join_one_person_and_only_when_the_surname_is_unique(embedder):
     from kg.graph import name_variant_pairs
 
