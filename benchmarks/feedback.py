@@ -16,7 +16,7 @@ import itertools
 
 from common import write_result
 
-from dense_power import GUARD_CASES, measure
+from dense_power import GUARD_CASES, measure, pick
 from generated import TUNING_SEEDS, add_case_arguments
 
 from lab.registry import get
@@ -38,13 +38,9 @@ def main(argv=None) -> int:
         {"feedback_weight": float(w), "feedback_passages": int(n)}
         for w, n in itertools.product(sorted(args.weights.split(","), key=float), args.passages.split(","))]
     rows = measure(grid, args.seeds, args.suspects, settings, embedder_only(settings))
-    off = rows[0]
-    allowed = [r for r in rows if all(r[c] >= off[c] for c in GUARD_CASES)]
-    picked = max(allowed, key=lambda r: r["hipporag_mean"])   # rows ascend: max() keeps the first of equals
     defaults = get("hipporag").values()
-    default = next((r for r in allowed if all(r[k] == defaults[k] for k in KEYS)), None)
-    if default is not None and picked["hipporag_mean"] < default["hipporag_mean"] + args.min_gain:
-        picked = default
+    picked = pick(rows, baseline=rows[0], min_gain=args.min_gain,   # rows[0]: feedback off
+                  default=next((r for r in rows if all(r[k] == defaults[k] for k in KEYS)), None))
     print(f"picked: feedback_weight {picked['feedback_weight']}, feedback_passages {picked['feedback_passages']}")
     write_result("feedback", {"seeds": args.seeds, "suspects": args.suspects, "top_k": 3, "guard_k": 5,
                               "guard_cases": list(GUARD_CASES), "min_gain": args.min_gain, "rows": rows,

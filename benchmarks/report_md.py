@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+TYPES = ("simple", "multi-hop", "sense-making")   # generated.TYPES, restated so rendering imports no model code
+
 
 def _t(header: list[str], rows: list[list]) -> list[str]:
     fmt = lambda v: f"{v:.3f}" if isinstance(v, float) and abs(v) < 10 else (f"{v:,.1f}" if isinstance(v, float) else str(v))
@@ -21,9 +23,8 @@ def _recall_table(rows: list[dict]) -> list[str]:
 
 def _rule_table(result: dict, params: list[str]) -> list[str]:
     """A generated-tuning rule's rows: the parameters, HippoRAG Recall@3 by type, mean, W/T/L, the guard cases."""
-    types = ("simple", "multi-hop", "sense-making")
-    return _t([*params, *types, "mean", "wins / ties / losses", *result["guard_cases"]],
-              [[x[p] for p in params] + [x["hipporag"][t] for t in types]
+    return _t([*params, *TYPES, "mean", "wins / ties / losses", *result["guard_cases"]],
+              [[x[p] for p in params] + [x["hipporag"][t] for t in TYPES]
                + [x["hipporag_mean"], " / ".join(str(x["paired"][k]) for k in ("wins", "ties", "losses"))]
                + [x[c] for c in result["guard_cases"]] for x in result["rows"]])
 
@@ -267,7 +268,7 @@ def render_markdown(results, quick: bool, load) -> str:
         tune = load(results, "generated_tuning")
         if tune:
             def means(summary, name):
-                return ", ".join(f"{t} {summary[name][t]:.3f}" for t in ("simple", "multi-hop", "sense-making"))
+                return ", ".join(f"{t} {summary[name][t]:.3f}" for t in TYPES)
             s = tune["summary"]
             out += [f"The tuning seeds {tune['seeds'][0]}-{tune['seeds'][-1]} (where defaults were picked; "
                     f"`python benchmarks/generated.py --seeds {tune['seeds'][0]}-{tune['seeds'][-1]} --out "
