@@ -38,6 +38,7 @@ RUNS = [
     ("dense_power", "dense_power.py", [], None),   # after sensitivity: it measures that grid's pick too
     ("feedback", "feedback.py", [], None),
     ("flagship", "flagship.py", [], []),
+    ("bundled_ceiling", "bundled_ceiling.py", [], []),
     ("generated", "generated.py", ["--seeds", "1-10"], None),
     ("generated_tuning", "generated.py", ["--seeds", "100-115", "--out", "generated_tuning"], None),
     ("openie_quality", "openie_quality.py", [], None),   # the embedded model; other models: run it by hand

@@ -71,11 +71,11 @@ def main(argv=None) -> int:
     return 0
 
 
-def per_question_recalls(case_name: str, strategy: str, grid: list[dict], k: int, settings: Settings,
+def per_question_recalls(case: Case | str, strategy: str, grid: list[dict], k: int, settings: Settings,
                          embedder) -> tuple[Case, list[list[float]]]:
-    """The case, built once for ``strategy`` (retrieval only, its precomputed triples), and for each parameter
-    setting of the grid the Recall@k of each of its questions."""
-    case = load_case(resolve(case_name))
+    """The case (or the catalogue case of that name), built once for ``strategy`` (retrieval only, its precomputed
+    triples), and for each parameter setting of the grid the Recall@k of each of its questions."""
+    case = load_case(resolve(case)) if isinstance(case, str) else case
     lab = Lab(case, settings, RunConfig(strategies=(strategy,), retrieval_only=True, triples="precomputed"),
               embedder=embedder)
     lab.build()

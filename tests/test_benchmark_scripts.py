@@ -12,7 +12,8 @@ sys.path.insert(0, str(BENCH))
 
 
 @pytest.mark.parametrize("script", ["retrieval.py", "sensitivity.py", "ppr_scale.py", "indexing.py", "llm_speed.py",
-                                    "flagship.py", "run_all.py", "generated.py", "openie_quality.py"])
+                                    "flagship.py", "run_all.py", "generated.py", "openie_quality.py",
+                                    "bundled_ceiling.py"])
 def test_script_help(script):
     res = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and "usage" in res.stdout
@@ -54,6 +55,21 @@ def test_the_committed_results_render():
     generated = load(common.ROOT / "benchmarks" / "results", "generated")
     assert "## Generated mysteries" in md and "Question by question" in md
     assert all(f"| {qid}: " in md for qid in generated["summary"]["by_question"])
+
+
+def test_the_hand_written_triples_only_say_what_their_documents_say():
+    """The bundled case's complete triples (the ceiling's input) name things in their document's own words."""
+    import bundled_ceiling
+
+    from casebook.catalog import resolve
+    from casebook.loader import load_case
+
+    case = bundled_ceiling.hand_written(load_case(resolve(bundled_ceiling.CASE)))
+    texts = {d.id: d.text.casefold() for d in case.documents}
+    assert {t.doc_id for t in case.triples} == set(texts)   # every document, and nothing else
+    unsaid = [(t.doc_id, part) for t in case.triples for part in (t.subject, t.object)
+              if part.casefold() not in texts[t.doc_id]]
+    assert not unsaid
 
 
 def test_each_model_caches_its_triples_in_its_own_folder():
