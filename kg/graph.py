@@ -5,6 +5,7 @@ Built once per (case fingerprint, triples source, extraction model, embedding mo
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -384,12 +385,26 @@ def name_variant_pairs(keys: Sequence[str], surfaces: Sequence[str]) -> list[tup
 
 # -- saving and loading ----------------------------------------------------------------------------
 
+BUILD_MODULES = ("build.py", "graph.py", "normalize.py", "openie.py")   # what decides a graph's contents
+
+
+@functools.cache
+def build_code_digest(folder: Path = Path(__file__).parent) -> str:
+    """A digest of the modules that decide what a graph holds (BUILD_MODULES in ``folder``), so a graph saved by
+    other code (an older checkout, an experiment) is not loaded as this code's, even when nobody raised GRAPH_FORMAT.
+    Editing them costs one rebuild: OpenIE replies and embeddings come back from the response cache."""
+    digest = hashlib.sha256()
+    for name in BUILD_MODULES:
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def graph_key(fingerprint: str, triples_source: str, extraction_model: str, embed_model: str, **params) -> str:
-    """The saved graph's name: everything the build depends on, its module constants included, so a graph built
-    with other thresholds (an experiment, an older checkout) is never loaded as this one."""
+    """The saved graph's name: everything the build depends on, the build code and its module constants included,
+    so a graph built by other code or with other thresholds is never loaded as this one."""
     constants = [SYNONYM_THRESHOLD, SYNONYM_TOP_K, MENTION_MAX_SHARE, MENTION_MIN_LIMIT]
-    blob = json.dumps([GRAPH_FORMAT, constants, fingerprint, triples_source, extraction_model, embed_model, params],
-                      sort_keys=True)
+    blob = json.dumps([GRAPH_FORMAT, build_code_digest(), constants, fingerprint, triples_source, extraction_model,
+                       embed_model, params], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 

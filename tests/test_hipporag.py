@@ -1,4 +1,6 @@
 """HippoRAG: PPR against nx.pagerank, graph building, retrieval on a generated bridge case, OpenIE faults."""
+from pathlib import Path
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -321,6 +323,21 @@ def test_a_graph_built_with_other_thresholds_is_never_loaded_as_this_one(monkeyp
         with monkeypatch.context() as m:
             m.setattr(kgraph, name, other)
             assert kgraph.graph_key("case", "precomputed", "", "embedder", triples="t") != key, name
+
+
+def test_a_graph_built_by_other_code_is_never_loaded_as_this_one(tmp_path):
+    """The key digests the build modules: a copy of them keys the same, a copy with one line changed does not."""
+    import kg.graph as kgraph
+    here = Path(kgraph.__file__).parent
+    same, edited = tmp_path / "same", tmp_path / "edited"
+    for folder in (same, edited):
+        folder.mkdir()
+        for name in kgraph.BUILD_MODULES:
+            (folder / name).write_bytes((here / name).read_bytes())
+    source = (edited / "graph.py").read_text(encoding="utf-8")
+    (edited / "graph.py").write_text(source.replace("SYNONYM_TOP_K = 10", "SYNONYM_TOP_K = 11"), encoding="utf-8")
+    assert kgraph.build_code_digest(same) == kgraph.build_code_digest()
+    assert kgraph.build_code_digest(edited) != kgraph.build_code_digest()
 
 
 def test_name_variants_join_one_person_and_only_when_the_surname_is_unique(embedder):
