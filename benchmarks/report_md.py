@@ -316,7 +316,7 @@ def render_markdown(results, quick: bool, load) -> str:
                 "as the model writes them; the full results replace them when every strategy is done.", ""]
     bc = load(results, "bundled_ceiling")
     if bc:
-        naive, floors = bc["baselines"]["naive"], bc["floors"]
+        floors = bc["floors"]
         out += ["## The bundled case's ceiling", "",
                 f"`python benchmarks/bundled_ceiling.py`: Recall@{bc['top_k']} on {bc['case']} (retrieval only), "
                 "HippoRAG on the embedded model's triples and on complete triples written by hand "
