@@ -324,9 +324,10 @@ def render_markdown(results, quick: bool, load) -> str:
                 f"best of {bc['rows'][0]['settings_tried']} settings of its query-time parameters "
                 f"({', '.join(bc['grid'])}) picked on this case itself: a ceiling, not a result. The issue's floors "
                 f"are naive + 0.10: multi-hop {floors['multi-hop']}, sense-making {floors['sense-making']}.", ""]
+        of = f"/{bc['flagship']['documents']}"
         def line(label, x):
-            return [label, *[x[t] for t in TYPES], x["flagship"], ", ".join(f"{k}={v}" for k, v in
-                                                                             x.get("params", {}).items())]
+            return [label, *[x[t] for t in TYPES], f"{x['flagship']}{of}", ", ".join(f"{k}={v}" for k, v in
+                                                                                   x.get("params", {}).items())]
         table = [line(name, x) for name, x in bc["baselines"].items()]
         for r in bc["rows"]:
             table += [line(f"hipporag, {r['triples']}: defaults", r["defaults"]),
@@ -335,9 +336,9 @@ def render_markdown(results, quick: bool, load) -> str:
         out += _t(["retriever", *TYPES, "flagship", "parameters"], table)
         meeting = "; ".join(f"{r['settings_meeting_both_floors']} of {r['settings_tried']} on {r['triples']}"
                             for r in bc["rows"])
-        best = max(bc["rows"], key=lambda r: int(r["best_flagship"]["flagship"].split("/")[0]))
+        best = max(bc["rows"], key=lambda r: r["best_flagship"]["flagship"])
         out += [f"Settings meeting both floors: {meeting}. The most flagship documents any setting puts in the top "
-                f"{bc['top_k']}: {best['best_flagship']['flagship']} ({best['triples']}, "
+                f"{bc['top_k']}: {best['best_flagship']['flagship']}{of} ({best['triples']}, "
                 + ", ".join(f"{k}={v}" for k, v in best["best_flagship"]["params"].items()) + ").", ""]
     fl = load(results, "flagship")
     if fl:
