@@ -22,7 +22,7 @@ import streamlit.components.v1 as components
 
 from casebook import catalog
 from casebook.contract import Param, Strategy
-from casebook.generate import load_mystery
+from casebook.generate import gold_as_triples, load_mystery
 from casebook.loader import CaseError, load_case, load_files
 from casebook.types import Case, Explanation, Question
 from kg.visual import graph_html
@@ -179,7 +179,13 @@ def generated_case() -> Case:
     cols = st.columns(2)
     seed = cols[0].number_input("Seed", min_value=1, max_value=99_999, step=1, key="mystery_seed")
     suspects = cols[1].slider("Suspects", 3, 6, 4, key="mystery_suspects")
-    return load_mystery(int(seed), suspects)[0]
+    case, gold = load_mystery(int(seed), suspects)
+    if st.toggle("Give the graph the generator's own facts (perfect extraction)", key="mystery_gold",
+                 help="The graph strategies then read the facts the generator wrote the case from, as a perfect "
+                      "OpenIE would extract them: the ceiling of what better extraction can give, to set beside "
+                      "the model's own OpenIE."):
+        case = load_mystery(int(seed), suspects, gold_as_triples(gold))[0]
+    return case
 
 
 # -- cell 2: models ------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from common import RESULTS, assignments_for, write_result
 
-from casebook.generate import load_mystery
+from casebook.generate import gold_as_triples, load_mystery
 from kg.normalize import normalize_entity
 from kg.openie import extract
 from lab.runner import Lab, RunConfig
@@ -89,10 +89,6 @@ def case_recalls(seed: int, suspects: int, triples: list[dict], strategies: tupl
     return out
 
 
-def gold_triples(gold: list[dict]) -> list[dict]:
-    return [{k: t[k] for k in ("doc_id", "subject", "relation", "object")} for t in gold]
-
-
 def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], settings: Settings,
                    embedder, backend: Backend | None = None) -> tuple[list[dict], dict]:
     """Per-seed rows (OpenIE quality, Recall@3 by type and per question, paired counts) and their summary, on the
@@ -106,8 +102,8 @@ def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], sett
             templates = {q.id: {"type": q.type, "example": q.text, "documents": len(q.supporting_docs)}
                          for q in case.questions}
         row.update(case_recalls(seed, suspects, triples, ("naive", "hipporag"), assignments, settings, embedder))
-        row["hipporag_gold"] = case_recalls(seed, suspects, gold_triples(gold), ("hipporag",), assignments, settings,
-                                            embedder)["hipporag"]
+        row["hipporag_gold"] = case_recalls(seed, suspects, gold_as_triples(gold), ("hipporag",), assignments,
+                                            settings, embedder)["hipporag"]
         naive, hippo = row["naive"]["questions"], row["hipporag"]["questions"]
         row["paired"] = {"wins": sum(hippo[q] > naive[q] for q in naive),
                          "ties": sum(hippo[q] == naive[q] for q in naive),

@@ -223,6 +223,11 @@ def generate(seed: int, suspects: int = 4) -> dict[str, object]:
             "gold_triples.json": m.triples}
 
 
+def gold_as_triples(gold: list[dict]) -> list[dict]:
+    """The gold facts in triples.json's shape (their question links dropped): what a perfect OpenIE would give."""
+    return [{k: t[k] for k in ("doc_id", "subject", "relation", "object")} for t in gold]
+
+
 def load_mystery(seed: int, suspects: int = 4, triples: list[dict] | None = None) -> tuple[Case, list[dict]]:
     """The generated case, loaded like any case (``triples`` as its triples.json when given), and its gold
     triples (kept out of the case: they are the answer key, not input)."""

@@ -71,6 +71,28 @@ def test_app_solves_the_bundled_case(app_env, backend):
     assert list(summary["strategy"]) == list(THREE)
 
 
+def test_a_generated_mystery_can_build_its_graph_from_the_generators_facts(app_env, backend):
+    """Perfect extraction, beside the model's: the toggle hands the gold facts to the graph, and no OpenIE runs."""
+    from streamlit.testing.v1 import AppTest
+
+    from casebook.generate import load_mystery
+
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=600)
+    at.run()
+    at.radio(key="case_source").set_value("Generated mystery").run()
+    assert not at.exception
+    triples = lambda: next(m.value for m in at.metric if m.label == "Precomputed triples")
+    assert triples() == "0"                                       # the model extracts them, by default
+    at.toggle(key="mystery_gold").set_value(True).run()
+    gold = load_mystery(int(at.number_input(key="mystery_seed").value), 4)[1]
+    assert triples() == str(len(gold))
+    at.sidebar.multiselect[0].set_value(["hipporag"]).run()
+    next(b for b in at.button if b.label == "Build the indexes").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    graph = next(m.value for m in at.markdown if m.value.startswith("knowledge graph:"))
+    assert "0 openie llm calls" in graph and "triples precomputed" in graph
+
+
 def answers(at) -> list[str]:
     return [m.value for m in at.markdown if m.value.startswith("**Answer**")]
 
