@@ -17,22 +17,19 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
-import statistics
-from dataclasses import replace
 
 from common import ROOT, write_result
 
-from generated import TYPES
+from generated import mean_by_type
 from tuning_grid import per_question_recalls
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
-from casebook.types import Case, Triple
+from casebook.types import Case
 from lab.registry import get
 from llm import Settings, embedder_only
 
-from retrieval import with_cached_triples
+from retrieval import with_cached_triples, with_triples_file
 
 CASE = "purloined_pearl"
 HAND_WRITTEN = ROOT / "benchmarks" / "gold" / f"{CASE}.json"
@@ -43,14 +40,12 @@ GRID = {"damping": [0.3, 0.5, 0.7, 0.85], "passage_weight": [0.0, 0.05, 0.1, 0.3
 
 
 def hand_written(case: Case) -> Case:
-    triples = json.loads(HAND_WRITTEN.read_text(encoding="utf-8"))
-    return replace(case, triples=[Triple(**t) for t in triples])
+    return with_triples_file(case, HAND_WRITTEN)
 
 
 def by_type(case: Case, recalls: list[float]) -> dict:
     """Mean recall per question type, and how many of the flagship's documents were retrieved."""
-    out: dict = {t: round(statistics.fmean(r for q, r in zip(case.questions, recalls, strict=True) if q.type == t), 3)
-                 for t in TYPES}
+    out: dict = mean_by_type(case.questions, recalls)
     flagship, recall = next((q, r) for q, r in zip(case.questions, recalls, strict=True) if q.id == FLAGSHIP)
     out["flagship"] = round(recall * len(flagship.supporting_docs))
     return out

@@ -84,9 +84,15 @@ def case_recalls(seed: int, suspects: int, triples: list[dict], strategies: tupl
     out = {}
     for name in strategies:
         per_question = {q.id: lab.ask(q).results[name].recall for q in case.questions}
-        out[name] = {"by_type": {t: round(statistics.mean(per_question[q.id] for q in case.questions if q.type == t), 3)
-                                 for t in TYPES}, "questions": per_question}
+        out[name] = {"by_type": mean_by_type(case.questions, [per_question[q.id] for q in case.questions]),
+                     "questions": per_question}
     return out
+
+
+def mean_by_type(questions: list, recalls: list[float]) -> dict[str, float]:
+    """The mean of each question type's recalls (``recalls[i]`` is ``questions[i]``'s), to 3 decimals."""
+    return {t: round(statistics.mean(r for q, r in zip(questions, recalls, strict=True) if q.type == t), 3)
+            for t in TYPES}
 
 
 def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], settings: Settings,

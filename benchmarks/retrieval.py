@@ -59,7 +59,12 @@ def with_cached_triples(case):
     cached = CACHED_OPENIE / f"{case.name}.json"
     if case.triples or not cached.exists():
         return case
-    return replace(case, triples=[Triple(**t) for t in json.loads(cached.read_text(encoding="utf-8"))])
+    return with_triples_file(case, cached)
+
+
+def with_triples_file(case, path):
+    """The case with the triples of a JSON file ([{doc_id, subject, relation, object}, ...]) as its own."""
+    return replace(case, triples=[Triple(**t) for t in json.loads(path.read_text(encoding="utf-8"))])
 
 
 def row_settings(name: str, lab: Lab) -> dict:
