@@ -6,10 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install app test lint cli check bench clean
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)

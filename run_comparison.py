@@ -14,8 +14,8 @@ from pathlib import Path
 
 from casebook import catalog
 from casebook.loader import CaseError, load_case
-from casebook.storage import Storage
-from casebook.types import ProgressUpdate, Question
+from core.storage import Storage
+from core.types import ProgressUpdate, Question
 from kg import KNOWLEDGE_GRAPH, missing_triples
 from lab import registry
 from lab.report import build_report, describe_build, to_markdown

@@ -21,14 +21,15 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from casebook import catalog
-from casebook.contract import Param, Strategy
 from casebook.generate import gold_as_triples, load_mystery
 from casebook.loader import CaseError, load_case, load_files
-from casebook.types import Case, Explanation, Question
+from core.contract import Param, Strategy
+from core.types import Case, Explanation, Question
 from kg.visual import graph_html
 from lab.registry import DEFAULT_STRATEGIES, REGISTRY
 from lab.report import build_report, describe_build, key_fact_note, path_text, to_markdown
-from lab.runner import Lab, QuestionResult, RunConfig, StrategyResult
+from lab.results import StrategyResult
+from lab.runner import Lab, QuestionResult, RunConfig
 from llm import PRESETS, Backend, LLMError, ModelFileError, Settings, connect
 
 st.set_page_config(page_title="Detective RAG lab", layout="wide")
@@ -402,7 +403,7 @@ def comparison_table(lab: Lab, result: QuestionResult, gold: set[str]) -> None:
                      "retrieved (gold marked *)": ", ".join(f"{d}*" if d in gold else d for d in r.retrieved),
                      "answer": r.answer if r.answer is not None else "",
                      "matches expected": {True: "yes", False: "no", None: ""}[
-                         r.answer_scores["correct"] if r.answer_scores else None],
+                         r.answer_scores.correct if r.answer_scores else None],
                      "retrieval ms": round(r.retrieval_ms, 1), "LLM ms": round(r.llm_ms, 1)})
     st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True,
                  column_config={"answer": st.column_config.TextColumn(width="large")})
@@ -420,11 +421,11 @@ def strategy_column(lab: Lab, strategy: Strategy, r: StrategyResult, gold: set[s
         st.info(md(r.explanation.fallback))
     if r.answer is not None:
         scores = r.answer_scores
-        verdict = "" if not scores else "(says the passages do not tell)" if scores["no_answer"] else \
-            "(states the expected answer)" if scores["correct"] else "(misses part of the expected answer)"
+        verdict = "" if not scores else "(says the passages do not tell)" if scores.no_answer else \
+            "(states the expected answer)" if scores.correct else "(misses part of the expected answer)"
         st.markdown(f"**Answer** {verdict}")
         st.text(r.answer)
-        note = key_fact_note(r.answer_scores)
+        note = key_fact_note(scores.to_dict() if scores else None)
         if note:
             st.caption(md(note.strip(" ()")))
 

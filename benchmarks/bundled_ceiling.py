@@ -25,7 +25,7 @@ from tuning_grid import per_question_recalls
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
-from casebook.types import Case
+from core.types import Case
 from lab.registry import get
 from llm import Settings, embedder_only
 

@@ -5,14 +5,12 @@ import json
 import os
 import platform
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # run_all.py --quick points this at results/quick so a quick run never overwrites the committed full results.
 RESULTS = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "benchmarks" / "results")
-sys.path.insert(0, str(ROOT))
 
 
 def environment() -> dict:

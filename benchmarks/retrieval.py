@@ -20,7 +20,7 @@ from common import ROOT, assignments_for, write_result
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
-from casebook.types import Triple
+from core.types import Triple
 from lab.metrics import recall_at_k
 from lab.registry import REGISTRY, get
 from lab.runner import Lab, RunConfig

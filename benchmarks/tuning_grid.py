@@ -19,7 +19,7 @@ from common import write_result
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
-from casebook.types import Case
+from core.types import Case
 from lab.metrics import recall_at_k
 from lab.registry import get
 from lab.runner import Lab, RunConfig

@@ -1,4 +1,4 @@
-"""What a case is: its types, the strategy contract, loading and validation, the catalog of bundled cases.
+"""What a case is on disk: loading and validation, the catalog of bundled cases, the mystery generator.
 
-Every other package may import ``casebook.types`` and ``casebook.contract``; casebook imports only ``llm``.
+The case types themselves live in ``core.types``; casebook imports only ``core``.
 """

@@ -14,8 +14,9 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.types import Case
+
 from .loader import load_files
-from .types import Case
 
 FIRST = {"m": ["Arthur", "Benedict", "Conrad", "Desmond", "Elliot", "Felix", "Gideon", "Hugo", "Ivan", "Jasper",
                "Leopold", "Milo", "Nathaniel", "Oscar", "Rupert", "Silas", "Tobias", "Walter"],

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .types import Case, Document, Passage, Question, Triple
+from core.types import Case, Document, Passage, Question, Triple
 
 MAX_FILE_BYTES = 50 * 1024 * 1024     # one JSON or text file
 MAX_DOCUMENT_CHARS = 500_000          # one document's text

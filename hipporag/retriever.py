@@ -14,14 +14,14 @@ Two linking modes:
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from casebook.types import Evidence, Explanation, Retrieval, Seed
+from core.contract import setting, settings_with
+from core.types import Evidence, Explanation, Retrieval, Seed
 from kg import ENGINES, KnowledgeGraph
 from kg.paths import most_probable_paths
 from kg.query import name_question_entities
@@ -33,17 +33,37 @@ LINKING_MODES = ("v2", "v1")
 class HippoConfig:
     """Query-time settings; defaults picked by benchmarks/sensitivity.py on musique_train100 (see BENCHMARKS.md)."""
     linking: str = "v2"
-    top_facts: int = 5          # facts linked per query (the question and each expansion statement)
-    damping: float = 0.5        # nx.pagerank's alpha: probability of following an edge
-    passage_weight: float = 0.1  # scale of the passage nodes' min-max dense score in the reset vector
-    dense_power: float = 3.0    # that score to this power (1: HippoRAG 2's linear prior); see dense_prior
-    question_mentions: bool = True  # phrases the question names word for word seed the walk too
-    llm_filter: bool = True     # runs only when a chat model is available; the explanation says whether it ran
-    engine: str = "sparse"      # PageRank engine: "sparse" (fast) or "networkx" (nx.pagerank, the reference)
-    explain: bool = True        # compute the seed-to-passage paths
-    hub_penalty: float = 0.0    # divide a passage's mass by its node strength to this power (0: off)
-    feedback_weight: float = 2.0  # a second walk also seeded by the best passage's phrases, this strong (0: off)
-    feedback_passages: int = 1    # how many of the first walk's best passages seed the second (benchmarks/feedback.py)
+    # facts linked per query (the question and each expansion statement)
+    top_facts: int = setting(5, "facts linked per query (the question and each expansion)", minimum=1, maximum=50)
+    damping: float = setting(0.5, "PPR damping: probability of following an edge at each step (nx.pagerank's alpha)",
+                             minimum=0.05, maximum=0.95, step=0.05)
+    # scale of the passage nodes' min-max dense score in the reset vector
+    passage_weight: float = setting(0.1, "how much each passage's own dense score seeds the walk", minimum=0.0,
+                                    maximum=1.0, step=0.01)
+    # 1 is HippoRAG 2's linear prior; see dense_prior
+    dense_power: float = setting(3.0, "raise each passage's min-max dense score to this power before it seeds the "
+                                 "walk: above 1 the closest passages keep their share and the middling ones fade "
+                                 "(1: linear, as in HippoRAG 2)", minimum=0.25, maximum=8.0, step=0.25)
+    question_mentions: bool = setting(True, "phrases the question names word for word (names, codes, multi-word "
+                                      "phrases) seed the walk like the best-linked fact's, as HippoRAG 1's question "
+                                      "entities do")
+    # runs only when a chat model is available; the explanation says whether it ran
+    llm_filter: bool = setting(True, "one LLM call keeps only the linked facts relevant to the question (runs only "
+                               "when the run has a chat model)", llm_step=True)
+    hub_penalty: float = setting(0.0, "divide each passage's walk mass by its node strength to this power, so a "
+                                 "passage linked to everything stops winning every question (0: off)", minimum=0.0,
+                                 maximum=2.0, step=0.05)
+    feedback_weight: float = setting(2.0, "a second walk, seeded also by every phrase of the first walk's best "
+                                     "passages with this weight (over node specificity), reaches the documents one "
+                                     "hop past the best match; the two walks' masses add up (0: off)", minimum=0.0,
+                                     maximum=20.0, step=0.5)
+    # how many of the first walk's best passages seed the second (benchmarks/feedback.py)
+    feedback_passages: int = setting(1, "how many of the first walk's best passages seed the second", minimum=1,
+                                     maximum=10)
+    engine: str = setting("sparse", "PageRank engine: sparse (CSR power iteration, fast), sparse32 (the same in "
+                          "float32, for very large graphs) or networkx (nx.pagerank itself, the reference)",
+                          choices=ENGINES)
+    explain: bool = setting(True, "compute, for every retrieved passage, the most probable path from a seed")
 
     def __post_init__(self):
         if self.linking not in LINKING_MODES:
@@ -78,10 +98,8 @@ class HippoRAGRetriever:
     # -- the query path ---------------------------------------------------------------------------
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
                  params: Mapping[str, object] | None = None) -> Retrieval:
-        if not question or not question.strip():
-            raise ValueError("the question is empty")
         g = self.graph
-        cfg = dataclasses.replace(self.config, **params) if params else self.config
+        cfg = settings_with(self.config, params)
         queries = [question.strip()] + [e.strip() for e in expansions if e.strip()]
         how = "v2: facts linked by embedding" if cfg.linking == "v2" else "v1: question entities named by the LLM"
         ex = Explanation(method=f"Personalized PageRank mass (damping {cfg.damping}, {cfg.engine} engine) from "

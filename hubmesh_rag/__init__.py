@@ -1,4 +1,5 @@
-"""hubmesh (seed 002): an LLM-free entity-document graph and PageRank, fused with cosine relevance."""
-from .strategy import HUBMESH, HubmeshRetriever
+"""hubmesh: an LLM-free entity-document graph and PageRank, fused with cosine relevance."""
+from .retriever import HubmeshRetriever, HubmeshSettings
+from .strategy import HUBMESH
 
-__all__ = ["HUBMESH", "HubmeshRetriever"]
+__all__ = ["HUBMESH", "HubmeshRetriever", "HubmeshSettings"]

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from casebook.types import Passage
+from core.types import Passage
 
 log = logging.getLogger(__name__)
 

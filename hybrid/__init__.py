@@ -1,4 +1,5 @@
-"""Hybrid retrieval (seed 004): BM25 and dense rankings fused by Reciprocal Rank Fusion."""
-from .strategy import HYBRID, HybridRetriever
+"""Hybrid retrieval: BM25 and dense rankings fused by Reciprocal Rank Fusion."""
+from .retriever import HybridRetriever, HybridSettings
+from .strategy import HYBRID
 
-__all__ = ["HYBRID", "HybridRetriever"]
+__all__ = ["HYBRID", "HybridRetriever", "HybridSettings"]

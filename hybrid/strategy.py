@@ -8,39 +8,12 @@ The defaults (depth 100, BM25 weight 0.33) were picked on hotpotqa_train100 and 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-from casebook.contract import BuildContext, Param, Strategy, Value
-from casebook.types import Explanation, Retrieval
-from indexes import BM25_INDEX, VECTOR_INDEX, BM25Index, VectorIndex, fusion, hybrid_search, rank_evidence
-from llm import Embedder
+from core.contract import BuildContext, Strategy, Value, params_of
+from indexes import BM25_INDEX, VECTOR_INDEX
 
-RRF_K = Param("rrf_k", fusion.RRF_K, "RRF constant k: each list adds 1 / (k + rank); 60 is the original paper's choice",
-              minimum=1, maximum=1000)
-DEPTH = Param("depth", fusion.DEPTH, "how many passages each list (BM25, dense) contributes before fusion",
-              minimum=1, maximum=1000)
-BM25_WEIGHT = Param("bm25_weight", fusion.BM25_WEIGHT, "weight of the BM25 list in the fusion (the dense list weighs 1)",
-                    minimum=0.0, maximum=10.0, step=0.01)
-
-
-class HybridRetriever:
-    def __init__(self, dense: VectorIndex, lexical: BM25Index, embedder: Embedder):
-        self.dense, self.lexical, self.embedder = dense, lexical, embedder
-
-    def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
-                 params: Mapping[str, object] | None = None) -> Retrieval:
-        if not question or not question.strip():
-            raise ValueError("the question is empty")
-        p = HYBRID.values(params)
-        ex = Explanation(method=f"Reciprocal Rank Fusion (k={p['rrf_k']}, BM25 weight {p['bm25_weight']}) of dense "
-                                f"cosine and BM25 rankings")
-        fused, ranks = hybrid_search(self.dense, self.lexical, self.embedder, question, expansions,
-                                     int(p["depth"]), int(p["rrf_k"]), float(p["bm25_weight"]), ex)
-        top = fused[:top_k]
-        ex.evidence = rank_evidence(ranks, top)
-        if not self.lexical.tokens(" ".join(ex.queries)):
-            ex.fallback = "no searchable word for BM25: the dense ranking alone decided"
-        return Retrieval(top, ex)
+from .retriever import HybridRetriever, HybridSettings
 
 
 def build(ctx: BuildContext, params: Mapping[str, Value]) -> HybridRetriever:
@@ -48,5 +21,4 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> HybridRetriever:
 
 
 HYBRID = Strategy("hybrid", "Hybrid BM25 + vector", "BM25 and dense cosine rankings fused by Reciprocal Rank "
-                  "Fusion (seed 004).", build, params=(RRF_K, DEPTH, BM25_WEIGHT),
-                  products=(VECTOR_INDEX, BM25_INDEX))
+                  "Fusion.", build, params=params_of(HybridSettings), products=(VECTOR_INDEX, BM25_INDEX))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from casebook.types import Evidence, Explanation
+from core.types import Evidence, Explanation
 from llm import Embedder
 
 from .lexical import BM25Index

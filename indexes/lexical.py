@@ -4,8 +4,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from casebook.contract import BuildContext, BuildReport, Product
-from casebook.types import Passage
+from core.contract import BuildContext, BuildReport, Product
+from core.types import Passage
 
 
 class BM25Index:

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from casebook.contract import BuildContext, BuildReport, Product
-from casebook.storage import Storage
-from casebook.types import Passage, Progress, ProgressUpdate
+from core.contract import BuildContext, BuildReport, Product
+from core.storage import Storage
+from core.types import Passage, Progress, ProgressUpdate
 from llm import Embedder
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from casebook.contract import BuildContext, BuildFailure, BuildReport, Product
-from casebook.types import Case, Passage, Progress, Triple
+from core.contract import BuildContext, BuildFailure, BuildReport, Product
+from core.types import Case, Passage, Progress, Triple
 from llm import Embedder, OpenAIClient
 
 from . import openie

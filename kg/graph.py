@@ -22,7 +22,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from casebook.types import Passage, Progress, ProgressUpdate
+from core.types import Passage, Progress, ProgressUpdate
 from llm import Embedder
 
 from .normalize import normalize_entity

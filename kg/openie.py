@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from casebook.types import Passage, Progress, ProgressUpdate
+from core.types import Passage, Progress, ProgressUpdate
 from llm import LLMError, OpenAIClient, chat_json
 
 from .normalize import normalize_entity

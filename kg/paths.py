@@ -5,7 +5,7 @@ from collections.abc import Iterable, Sequence
 
 from scipy.sparse import csgraph
 
-from casebook.types import PathStep
+from core.types import PathStep
 
 from .graph import KnowledgeGraph
 

@@ -5,7 +5,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from casebook.types import Passage
+from core.types import Passage
 from llm import OpenAIClient, chat_json
 
 ANSWER_SYSTEM = (

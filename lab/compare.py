@@ -3,12 +3,10 @@ marks; nothing here knows any case or any strategy by name."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
-from casebook.types import Case, Question
+from core.types import Case, Question
 
-if TYPE_CHECKING:
-    from .runner import StrategyResult
+from .results import StrategyResult
 
 
 def why_they_differ(case: Case, question: Question, results: Mapping[str, StrategyResult]) -> list[str]:
@@ -32,10 +30,10 @@ def why_they_differ(case: Case, question: Question, results: Mapping[str, Strate
     for name, r in results.items():
         if r.explanation.fallback:
             lines.append(f"{name} fell back: {r.explanation.fallback}.")
-        if gold and r.recall == 1.0 and r.answer_scores and not r.answer_scores["correct"]:
-            missing = r.answer_scores["key_facts"]["missing"]
+        if gold and r.recall == 1.0 and r.answer_scores and not r.answer_scores.correct:
+            missing = [f.text for f in r.answer_scores.key_facts.missing]
             lines.append(f"{name} retrieved every gold document, yet its answer "
-                         + ("said the passages do not tell" if r.answer_scores["no_answer"] else
+                         + ("said the passages do not tell" if r.answer_scores.no_answer else
                             f"missed {', '.join(missing)}" if missing else "did not match")
                          + ": the answer step failed, not retrieval.")
     return lines

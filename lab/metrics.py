@@ -6,9 +6,10 @@ import string
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from statistics import mean, median
 
-from .keyfacts import score_answer, split_key_facts
+from .keyfacts import KeyFactScore, score_answer, split_key_facts
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
@@ -54,14 +55,32 @@ def contains(prediction: str, golds: Sequence[str]) -> bool:
     return any(normalize_answer(g) and f" {normalize_answer(g)} " in pred for g in golds)
 
 
-def answer_scores(prediction: str | None, expected: str, aliases: Sequence[str], question: str = "",
-                  key_facts: Sequence[str] = (), share: float = 1.0) -> dict | None:
-    """Key-fact scoring beside the string measures.
+@dataclass(frozen=True)
+class AnswerScores:
+    """How one answer compares with the expected one.
 
     ``strict_correct`` = exact match or whole containment of the expected answer or an alias (the old measure).
-    ``correct`` = strict_correct, or at least ``share`` of the key facts found in an answer that does not say
-    the passages do not tell. ``no_answer`` marks such an answer, counted apart from wrong ones.
+    ``correct`` = strict_correct, or at least the run's share of the key facts found in an answer that does not
+    say the passages do not tell. ``no_answer`` marks such an answer, counted apart from wrong ones.
     """
+    exact_match: bool
+    f1: float
+    contains: bool
+    strict_correct: bool
+    key_facts: KeyFactScore
+    no_answer: bool
+    correct: bool
+
+    def to_dict(self) -> dict:
+        """The report's ``answer_scores`` object (report.schema.json)."""
+        return {"exact_match": self.exact_match, "f1": self.f1, "contains": self.contains,
+                "strict_correct": self.strict_correct, "key_facts": self.key_facts.to_dict(),
+                "no_answer": self.no_answer, "correct": self.correct}
+
+
+def answer_scores(prediction: str | None, expected: str, aliases: Sequence[str], question: str = "",
+                  key_facts: Sequence[str] = (), share: float = 1.0) -> AnswerScores | None:
+    """Key-fact scoring beside the string measures (None when there is no answer or nothing to compare with)."""
     golds = [g for g in [expected, *aliases] if g]
     if prediction is None or not (golds or key_facts):
         return None
@@ -69,9 +88,9 @@ def answer_scores(prediction: str | None, expected: str, aliases: Sequence[str],
     facts = split_key_facts(expected, question, key_facts)
     found = score_answer(prediction, facts)
     by_facts = bool(facts) and found.share >= share and not found.no_answer
-    return {"exact_match": em, "f1": round(token_f1(prediction, golds), 4), "contains": has,
-            "strict_correct": em or has, "key_facts": found.to_dict(), "no_answer": found.no_answer and not (em or has),
-            "correct": em or has or by_facts}
+    return AnswerScores(exact_match=em, f1=round(token_f1(prediction, golds), 4), contains=has,
+                        strict_correct=em or has, key_facts=found, no_answer=found.no_answer and not (em or has),
+                        correct=em or has or by_facts)
 
 
 def safe_mean(values: Iterable[float | None]) -> float | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-from casebook.contract import Strategy
+from core.contract import Strategy
 from hipporag import HIPPORAG, HIPPORAG_V1
 from hubmesh_rag import HUBMESH
 from hybrid import HYBRID

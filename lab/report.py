@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from casebook.contract import BuildReport
+from core.contract import BuildReport
 
 from . import metrics
 from .runner import Lab, QuestionResult, RunConfig
@@ -35,8 +35,8 @@ def build_report(lab: Lab, results: Sequence[QuestionResult], config: RunConfig 
             "expected_answer": q.expected_answer, "expansions": r.expansions, "differences": r.differences,
             "results": {name: {
                 "retrieved": s.retrieved, "passages": s.passages, "scores": s.scores, "recall": s.recall,
-                "answer": s.answer, "answer_correct": s.answer_scores["correct"] if s.answer_scores else None,
-                "answer_scores": s.answer_scores, "judge_correct": s.judge_correct,
+                "answer": s.answer, "answer_correct": s.answer_scores.correct if s.answer_scores else None,
+                "answer_scores": s.answer_scores.to_dict() if s.answer_scores else None, "judge_correct": s.judge_correct,
                 "retrieval_ms": round(s.retrieval_ms, 3), "llm_ms": round(s.llm_ms, 3), "timings_ms": s.timings_ms,
                 "params": s.params,
                 "explanation": s.explanation.to_dict(),

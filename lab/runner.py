@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from casebook.contract import TRIPLE_SOURCES, BuildContext, BuildReport, Product, Value
-from casebook.storage import Storage
-from casebook.types import Case, Explanation, Progress, Question, Retrieval, Retriever
+from core.contract import TRIPLE_SOURCES, BuildContext, BuildReport, Product, Value
+from core.storage import Storage
+from core.types import Case, Progress, Question, Retrieval, Retriever
 from kg import KNOWLEDGE_GRAPH, GraphBuild
 from llm import Backend, Embedder, Settings
 
@@ -23,11 +23,9 @@ from . import metrics
 from .compare import why_they_differ
 from .expansion import expand_query
 from .registry import DEFAULT_STRATEGIES, get
+from .results import StrategyResult
 
 log = logging.getLogger(__name__)
-
-LLM_STEPS = ("answer", "judge", "expand")   # the runner's own LLM calls, besides the strategies' LLM stages
-
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -103,34 +101,6 @@ class RunConfig:
         strategies = [get(s) for s in self.strategies]
         return (not self.retrieval_only or self.expansion or self.judge or any(s.needs_llm for s in strategies)
                 or (not triples_from_file and any(s.uses_triples for s in strategies)))
-
-
-@dataclass
-class StrategyResult:
-    passages: list[str]                 # retrieved passage ids, best first
-    retrieved: list[str]                # their document ids, de-duplicated
-    scores: list[float]
-    recall: float | None
-    answer: str | None
-    answer_scores: dict | None
-    judge_correct: bool | None
-    timings_ms: dict[str, float]
-    explanation: Explanation
-    params: dict[str, Value] = field(default_factory=dict)   # the query-time parameters used
-
-    @property
-    def llm_stages(self) -> set[str]:
-        return {s.name for s in self.explanation.stages if s.llm} | set(LLM_STEPS)
-
-    @property
-    def retrieval_ms(self) -> float:
-        """Retrieval's own work, without any LLM call."""
-        return sum(v for k, v in self.timings_ms.items() if k not in self.llm_stages)
-
-    @property
-    def llm_ms(self) -> float:
-        """Time in LLM calls: the strategy's LLM stages, the answer, the judge and query expansion."""
-        return sum(v for k, v in self.timings_ms.items() if k in self.llm_stages)
 
 
 @dataclass

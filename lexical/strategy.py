@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from casebook.contract import BuildContext, Strategy, Value
+from core.contract import BuildContext, Strategy, Value
 from indexes import BM25_INDEX
 
-from .bm25 import BM25Retriever
+from .retriever import BM25Retriever
 
 
 def build(ctx: BuildContext, params: Mapping[str, Value]) -> BM25Retriever:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from casebook.types import Explanation, Retrieval
+from core.types import Explanation, Retrieval
 from indexes import VectorIndex
 from llm import Embedder
 
@@ -14,8 +14,6 @@ class NaiveRetriever:
 
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
                  params: Mapping[str, object] | None = None) -> Retrieval:
-        if not question or not question.strip():
-            raise ValueError("the question is empty")
         queries = [question.strip()] + [e for e in expansions if e.strip()]
         ex = Explanation(method=f"cosine similarity (1 - Chroma cosine distance) in collection {self.index.name}",
                          queries=queries)

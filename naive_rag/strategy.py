@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from casebook.contract import BuildContext, Strategy, Value
+from core.contract import BuildContext, Strategy, Value
 from indexes import VECTOR_INDEX
 
 from .retriever import NaiveRetriever

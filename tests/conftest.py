@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,10 +10,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from casebook.storage import Storage  # noqa: E402
-from llm import Settings, connect  # noqa: E402
+from core.storage import Storage
+from llm import Settings, connect
 
 
 @pytest.fixture(scope="session")

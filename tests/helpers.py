@@ -9,7 +9,7 @@ import time
 from contextlib import contextmanager
 
 from casebook.loader import load_files
-from casebook.types import Case
+from core.types import Case
 
 
 class CountingEmbedder:

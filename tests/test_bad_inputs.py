@@ -480,7 +480,7 @@ def test_two_sessions_building_two_uploads_at_once(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
     from casebook.loader import load_files
-    from casebook.storage import Storage
+    from core.storage import Storage
     from lab.runner import Lab, RunConfig
     from llm import Settings, embedder_only
 
@@ -504,8 +504,8 @@ def test_two_sessions_building_two_uploads_at_once(tmp_path):
 HASH_EMBEDDER_RUN = """
 import logging, sys
 import numpy as np
-from casebook.storage import Storage
-from casebook.types import Passage
+from core.storage import Storage
+from core.types import Passage
 from indexes.vector import VectorIndex, open_chroma
 from llm.client import Usage
 logging.basicConfig(level=logging.WARNING, format="WARNING %(name)s: %(message)s")

@@ -7,8 +7,7 @@ import pytest
 
 from conftest import ROOT
 
-BENCH = ROOT / "benchmarks"
-sys.path.insert(0, str(BENCH))
+BENCH = ROOT / "benchmarks"   # on the import path through pyproject.toml's pytest pythonpath
 
 
 @pytest.mark.parametrize("script", ["retrieval.py", "sensitivity.py", "ppr_scale.py", "indexing.py", "llm_speed.py",

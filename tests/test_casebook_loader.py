@@ -5,7 +5,7 @@ import pytest
 from casebook.__main__ import main as validate_main
 from casebook.catalog import available
 from casebook.loader import MAX_DOCUMENT_CHARS, CaseError, load_case, load_files, split_passages
-from casebook.types import Document
+from core.types import Document
 
 DOCS = [{"id": "D1", "title": "One", "text": "Alpha met Beta."}, {"id": "D2", "title": "Two", "text": "Beta met Gamma."}]
 

@@ -1,8 +1,11 @@
 """'Why they differ': sentences computed from the explanations and the gold marks, on the bridge case."""
-from casebook.storage import Storage
-from casebook.types import Explanation
+from core.storage import Storage
+from core.types import Explanation
 from lab.compare import why_they_differ
-from lab.runner import Lab, RunConfig, StrategyResult
+from lab.keyfacts import KeyFact, KeyFactScore
+from lab.metrics import AnswerScores
+from lab.results import StrategyResult
+from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only
 
 from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES, make_case
@@ -24,7 +27,9 @@ def test_the_gold_document_one_strategy_missed_and_the_bridge_that_found_it(tmp_
 def test_same_documents_and_a_failed_answer_step():
     case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
     q = case.questions[0]
-    scores = {"correct": False, "no_answer": False, "key_facts": {"missing": ["bronze bells"]}}
+    missing = KeyFactScore(missing=[KeyFact("bronze bells", "name", "bronze bells")])
+    scores = AnswerScores(exact_match=False, f1=0.0, contains=False, strict_correct=False, key_facts=missing,
+                          no_answer=False, correct=False)
     same = {n: StrategyResult(passages=["G1", "G2"], retrieved=["G1", "G2"], scores=[1.0, 0.5], recall=1.0,
                               answer="Furniture.", answer_scores=scores, judge_correct=None, timings_ms={},
                               explanation=Explanation()) for n in ("a", "b")}

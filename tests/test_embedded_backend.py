@@ -8,7 +8,6 @@ import pytest
 
 from llm import ModelNotFound, OpenAIClient, ServerUnavailable, Settings, chat_json, connect
 
-from conftest import ROOT
 
 
 def test_chat_answers(backend):
@@ -63,11 +62,11 @@ def test_openai_backend_talks_to_a_real_server(backend, base_settings):
 
 def test_stopped_server_gives_a_typed_error_within_the_timeout(base_settings):
     """A second embedded server in its own process, killed: the client must say so, quickly and by name."""
-    script = ("import sys, time; sys.path.insert(0, sys.argv[1]); from llm import Settings; "
+    script = ("import sys, time; from llm import Settings; "
               "from llm.embedded import ensure_server; "
-              "s = ensure_server(Settings(models_dir=sys.argv[2], embedded_parallel=1)); "
+              "s = ensure_server(Settings(models_dir=sys.argv[1], embedded_parallel=1)); "
               "print(s.base_url, s.model, flush=True); time.sleep(600)")
-    proc = subprocess.Popen([sys.executable, "-c", script, str(ROOT), str(base_settings.gguf_dir)],
+    proc = subprocess.Popen([sys.executable, "-c", script, str(base_settings.gguf_dir)],
                             stdout=subprocess.PIPE, text=True)
     try:
         base_url, model = proc.stdout.readline().split()

@@ -5,8 +5,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from casebook.storage import Storage
-from casebook.types import PathStep
+from core.storage import Storage
+from core.types import PathStep
 from hipporag import ChatModel, HippoConfig, HippoRAGRetriever
 from hipporag.retriever import dense_prior
 from indexes import VectorIndex, open_chroma

@@ -1,5 +1,5 @@
 """hubmesh over our Chroma collection: spaCy or OpenIE entities, seeds and paths, steering knobs, fallbacks."""
-from casebook.storage import Storage
+from core.storage import Storage
 from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only
 

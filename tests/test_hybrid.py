@@ -1,7 +1,7 @@
 """Hybrid retrieval: RRF by hand, and the strategy over the real Chroma and BM25 indexes."""
 import pytest
 
-from casebook.storage import Storage
+from core.storage import Storage
 from indexes import rrf
 from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only

@@ -35,9 +35,9 @@ ANSWERS = [
 def test_sentence_answers_are_scored_by_their_facts(qid, answer, correct):
     q = Q[qid]
     scores = metrics.answer_scores(answer, q.expected_answer, q.answers, q.text, q.key_facts)
-    assert scores["correct"] is correct, scores["key_facts"]
-    assert not scores["strict_correct"]          # the old whole-string measure calls every one of these wrong
-    assert bool(scores["key_facts"]["missing"]) is not correct
+    assert scores.correct is correct, scores.key_facts
+    assert not scores.strict_correct          # the old whole-string measure calls every one of these wrong
+    assert bool(scores.key_facts.missing) is not correct
 
 
 def test_parenthesised_parts_are_optional_and_facts_of_the_question_do_not_count():
@@ -50,16 +50,16 @@ def test_parenthesised_parts_are_optional_and_facts_of_the_question_do_not_count
 def test_no_answer_is_counted_apart():
     q = Q["S4"]
     scores = metrics.answer_scores("I cannot tell from these passages.", q.expected_answer, q.answers, q.text)
-    assert scores["no_answer"] and not scores["correct"]
+    assert scores.no_answer and not scores.correct
     wrong = metrics.answer_scores("Someone bought it in 2018.", q.expected_answer, q.answers, q.text)
-    assert not wrong["no_answer"] and not wrong["correct"]
+    assert not wrong.no_answer and not wrong.correct
 
 
 def test_a_share_below_one_accepts_most_facts():
     q = Q["S3"]
     partial = "The alarm was raised at 01:12 on May 4, 2023."
-    assert not metrics.answer_scores(partial, q.expected_answer, q.answers, q.text)["correct"]
-    assert metrics.answer_scores(partial, q.expected_answer, q.answers, q.text, share=0.6)["correct"]
+    assert not metrics.answer_scores(partial, q.expected_answer, q.answers, q.text).correct
+    assert metrics.answer_scores(partial, q.expected_answer, q.answers, q.text, share=0.6).correct
 
 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

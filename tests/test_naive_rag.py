@@ -7,8 +7,8 @@ import pytest
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
-from casebook.storage import Storage
-from casebook.types import Passage
+from core.storage import Storage
+from core.types import Passage
 from indexes import IndexStoreError, VectorIndex, open_chroma
 from llm import Settings, embedder_only
 from naive_rag import NaiveRetriever

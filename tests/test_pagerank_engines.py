@@ -7,7 +7,7 @@ import pytest
 
 from casebook.catalog import resolve
 from casebook.loader import load_case
-from casebook.types import Triple
+from core.types import Triple
 from kg import build_graph, passage_triples
 from llm import Settings, embedder_only
 

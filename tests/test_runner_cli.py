@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from casebook.storage import Storage
+from core.storage import Storage
 from lab import metrics
 from lab.report import build_report, to_markdown, validate_report
 from lab.runner import Lab, RunConfig
@@ -26,8 +26,8 @@ def test_recall_and_answer_metrics_on_hand_made_examples():
     assert metrics.token_f1("Victoria Crane took it", ["Victoria Crane"]) == pytest.approx(2 * 0.5 * 1 / 1.5)
     assert metrics.contains("It was Victoria Crane [D4].", ["Victoria Crane"])
     assert not metrics.contains("Victorian era", ["Victoria"])
-    assert metrics.answer_scores("No, he was at the gala.", "No", ["no"])["correct"]
-    assert not metrics.answer_scores("I cannot tell from these passages.", "No", [])["correct"]
+    assert metrics.answer_scores("No, he was at the gala.", "No", ["no"]).correct
+    assert not metrics.answer_scores("I cannot tell from these passages.", "No", []).correct
     assert metrics.answer_scores(None, "x", []) is None
 
 

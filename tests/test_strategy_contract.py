@@ -4,8 +4,8 @@ import json
 import pytest
 
 import run_comparison
-from casebook.contract import Param, Strategy
-from casebook.types import Evidence, Explanation, Retrieval
+from core.contract import Param, Strategy
+from core.types import Evidence, Explanation, Retrieval
 from lab import registry
 from lab.report import validate_report
 from lab.runner import RunConfig
@@ -110,7 +110,7 @@ def test_app_renders_its_column_with_evidence_and_stages(throwaway, app_env, bac
 
 def test_the_build_plan_lists_every_stage_a_build_reports(tmp_path):
     """The app lists the plan before building: every stage a build reports must be in it, in the same order."""
-    from casebook.storage import Storage
+    from core.storage import Storage
     from lab.runner import Lab
     from llm import Settings, embedder_only
 

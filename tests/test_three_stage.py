@@ -1,7 +1,7 @@
 """The 3-stage pipeline on the bridge case: which stages run, why, and what the graph adds."""
 import pytest
 
-from casebook.storage import Storage
+from core.storage import Storage
 from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only
 

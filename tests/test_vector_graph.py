@@ -1,7 +1,7 @@
 """Vector Graph RAG: three Chroma collections linked by id, expansion by look-ups, one LLM rerank."""
 import pytest
 
-from casebook.storage import Storage
+from core.storage import Storage
 from lab.runner import Lab, RunConfig
 from llm import Backend, OpenAIClient, Settings, embedder_only
 

@@ -1,4 +1,5 @@
-"""Vector Graph RAG (seed 003): a knowledge graph stored as three Chroma collections that reference each other."""
-from .strategy import VECTOR_GRAPH, VectorGraphRetriever
+"""Vector Graph RAG: a knowledge graph stored as three Chroma collections that reference each other."""
+from .retriever import VectorGraphRetriever, VectorGraphSettings
+from .strategy import VECTOR_GRAPH
 
-__all__ = ["VECTOR_GRAPH", "VectorGraphRetriever"]
+__all__ = ["VECTOR_GRAPH", "VectorGraphRetriever", "VectorGraphSettings"]

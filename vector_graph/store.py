@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from casebook.contract import BuildReport
+from core.contract import BuildReport
 from indexes import cosine_collection
 from kg import GraphBuild
 

@@ -1,15 +1,19 @@
 """The strategy contract: what a retrieval strategy declares (parameters, needs) and what its build receives.
 
-It lives beside the case types, below every strategy, because strategies must declare themselves without
-importing ``lab`` (which imports them). ``lab.registry`` lists the strategies; nothing else needs to change to
-add one.
+It lives in ``core``, below every strategy, because strategies must declare themselves without importing ``lab``
+(which imports them). ``lab.registry`` lists the strategies; nothing else needs to change to add one.
+
+A strategy declares its parameters once, as the fields of a frozen settings dataclass made with ``setting``:
+``params_of`` turns those fields into the ``Param``s the CLI, app and report show, and the retriever reads the
+same typed object (``settings_with``), never a dict by string keys.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Generic, TypeVar
 
 from llm import Backend, Embedder, Settings
 
@@ -77,6 +81,26 @@ class Param:
 
     def _label(self, owner: str) -> str:
         return f"{owner}.{self.name}" if owner else self.name
+
+
+def setting(default: Value, help: str, **options: Any) -> Any:
+    """A field of a strategy's settings dataclass that is also one of its ``Param``s (options: Param's fields)."""
+    return field(default=default, metadata={"param": {"help": help, **options}})
+
+
+def params_of(settings_type: type, exclude: Iterable[str] = ()) -> tuple[Param, ...]:
+    """The ``Param``s a settings dataclass declares with ``setting``, in field order."""
+    skip = set(exclude)
+    return tuple(Param(f.name, f.default, **f.metadata["param"]) for f in fields(settings_type)  # type: ignore[arg-type]
+                 if "param" in f.metadata and f.name not in skip)
+
+
+S = TypeVar("S")
+
+
+def settings_with(settings: S, values: Mapping[str, object] | None) -> S:
+    """``settings`` with the query-time values a run passes (already checked against the Params) applied."""
+    return dataclasses.replace(settings, **values) if values else settings  # type: ignore[type-var]
 
 
 @dataclass(frozen=True)

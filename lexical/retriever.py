@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from casebook.types import Explanation, Retrieval
+from core.types import Explanation, Retrieval
 from indexes import BM25Index
 
 
@@ -13,8 +13,6 @@ class BM25Retriever:
 
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
                  params: Mapping[str, object] | None = None) -> Retrieval:
-        if not question or not question.strip():
-            raise ValueError("the question is empty")
         text = " ".join([question, *expansions])
         ex = Explanation(method="BM25 word-match score (English stopwords removed)", queries=[text])
         with ex.stage("search"):
