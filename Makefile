@@ -3,8 +3,9 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+PACKAGES := llm core casebook kg indexes lab naive_rag hipporag lexical hybrid three_stage vector_graph hubmesh_rag
 
-.PHONY: install app test lint cli check bench clean
+.PHONY: install app test test-fast lint typecheck cli check bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,8 +28,15 @@ check: $(STAMP)
 test: $(STAMP)
 	OMP_NUM_THREADS=2 $(PY) -m pytest -q -rs --durations=12 tests
 
+# Everyday tier: no LLM, no browser, no whole-benchmark build (tests marked slow or llm are left out).
+test-fast: $(STAMP)
+	OMP_NUM_THREADS=2 $(PY) -m pytest -q -m "not llm and not slow" --durations=5 tests
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy $(PACKAGES) run_comparison.py streamlit_app.py benchmarks
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py --quick

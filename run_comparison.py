@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from casebook import catalog
 from casebook.loader import CaseError, load_case
@@ -196,7 +197,8 @@ class ProgressBars:
     """One tqdm bar per build stage, on stderr."""
 
     def __init__(self, enabled: bool = True):
-        self.enabled, self.bars = enabled, {}
+        self.enabled = enabled
+        self.bars: dict[str, Any] = {}   # stage -> its tqdm bar
 
     def update(self, u: ProgressUpdate) -> None:
         if not self.enabled:

@@ -39,8 +39,9 @@ MAX_LABS = 4   # built labs kept in memory (least recently used evicted first)
 MAX_COLUMNS = 3  # strategies shown side by side; more become a comparison table
 
 
-def md(text: str) -> str:
-    """Escape Markdown so document and model text is shown as written, never rendered as links or HTML."""
+def md(text: object) -> str:
+    """Escape Markdown so document and model text (or an error's message) is shown as written, never rendered as
+    links or HTML."""
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
 
 
@@ -96,6 +97,9 @@ def sidebar() -> tuple[Settings, RunConfig]:
     strategies = sb.multiselect("Strategies", list(REGISTRY), default=list(DEFAULT_STRATEGIES),
                                 format_func=lambda n: REGISTRY[n].label)
     top_k = sb.slider("top-k passages", 1, 10, 3)
+    answers = sb.toggle("Answer with the model", value=True, key="answers",
+                        help="off: retrieval only, scored by Recall@k in seconds; on: the same model also answers "
+                             "from each strategy's passages (tens of seconds per answer on the embedded model)")
     expansion = sb.toggle("Query expansion", value=False,
                           help="one LLM call rewrites the question as statements of the facts that would answer it; "
                                "every strategy then searches with them too")
@@ -107,7 +111,7 @@ def sidebar() -> tuple[Settings, RunConfig]:
                 params[name] = {p.name: param_widget(strategy, p) for p in strategy.params}
     settings = env.replace(backend=backend, base_url=base_url, model=model, extraction_model=extraction)
     config = RunConfig(strategies=tuple(strategies) or DEFAULT_STRATEGIES, top_k=top_k, expansion=expansion,
-                       params=params)
+                       retrieval_only=not answers, params=params)
     return settings, config
 
 
@@ -115,18 +119,23 @@ def param_widget(strategy: Strategy, p: Param):
     """A widget built from the parameter's declaration: toggle, choice, slider or number box."""
     key, label = f"param:{strategy.name}.{p.name}", p.name.replace("_", " ")
     help_text = p.help + (" (changes the index: rebuilds)" if p.build_time else "")
-    if p.kind is bool:
-        return st.toggle(label, value=p.default, key=key, help=help_text)
+    default = p.default
+    if isinstance(default, bool):
+        return st.toggle(label, value=default, key=key, help=help_text)
     if p.choices:
-        return st.selectbox(label, p.choices, index=p.choices.index(p.default), key=key, help=help_text)
-    if p.minimum is not None and p.maximum is not None:
-        if p.kind is int:
-            return st.slider(label, int(p.minimum), int(p.maximum), p.default, key=key, help=help_text)
-        return st.slider(label, float(p.minimum), float(p.maximum), p.default, p.step, key=key, help=help_text)
-    if p.kind in (int, float):
-        return st.number_input(label, value=p.default, min_value=p.minimum, max_value=p.maximum, key=key,
+        return st.selectbox(label, p.choices, index=p.choices.index(str(default)), key=key, help=help_text)
+    if isinstance(default, int):
+        if p.minimum is not None and p.maximum is not None:
+            return st.slider(label, int(p.minimum), int(p.maximum), default, key=key, help=help_text)
+        return st.number_input(label, value=default, key=key, help=help_text,
+                               min_value=None if p.minimum is None else int(p.minimum),
+                               max_value=None if p.maximum is None else int(p.maximum))
+    if isinstance(default, float):
+        if p.minimum is not None and p.maximum is not None:
+            return st.slider(label, float(p.minimum), float(p.maximum), default, p.step, key=key, help=help_text)
+        return st.number_input(label, value=default, min_value=p.minimum, max_value=p.maximum, key=key,
                                help=help_text)
-    return st.text_input(label, value=p.default, key=key, help=help_text)
+    return st.text_input(label, value=default, key=key, help=help_text)
 
 
 # -- cell 1: the case ----------------------------------------------------------------------------------------
@@ -343,7 +352,10 @@ def cell_ask(lab: Lab, config: RunConfig) -> None:
     if question is None or asked != (case.fingerprint, question.id, question.text):
         st.session_state.pop("answer", None)   # a new question: the old answers no longer apply
         asked = None
-    if st.button("Ask", type="primary", disabled=question is None):
+    if question is None:
+        st.button("Ask", type="primary", disabled=True)
+        return
+    if st.button("Ask", type="primary"):
         asked = st.session_state["asked"] = (case.fingerprint, question.id, question.text)
     result: QuestionResult | None = st.session_state.get("answer")
     if asked and (result is None or result.config != config):   # a query-time change re-asks, never rebuilds
@@ -488,8 +500,9 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
         bar = st.progress(0.0, text="questions")
         try:
             started = time.perf_counter()
-            results = lab.evaluate(config=config, progress=lambda i, n, _: bar.progress(
-                i / n, text=f"question {i}/{n} · {timing(started, i, n)}"))
+            def advance(i: int, n: int, _: QuestionResult) -> None:
+                bar.progress(i / n, text=f"question {i}/{n} · {timing(started, i, n)}")
+            results = lab.evaluate(config=config, progress=advance)
             st.session_state["report"] = build_report(lab, results, config)
         except (LLMError, ModelFileError) as exc:
             st.error(f"The model backend failed: {md(exc)}. Answers so far are cached; run again to continue.")

@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from common import ROOT, write_result
-
 from generated import mean_by_type
 from tuning_grid import per_question_recalls
 
@@ -29,13 +27,14 @@ from core.types import Case
 from lab.registry import get
 from llm import Settings, embedder_only
 
+from common import ROOT, write_result
 from retrieval import with_cached_triples, with_triples_file
 
 CASE = "purloined_pearl"
 HAND_WRITTEN = ROOT / "benchmarks" / "gold" / f"{CASE}.json"
 FLAGSHIP = "Q4"
 MARGIN = 0.10   # the floor: HippoRAG >= naive + 0.10 on multi-hop and on sense-making
-GRID = {"damping": [0.3, 0.5, 0.7, 0.85], "passage_weight": [0.0, 0.05, 0.1, 0.3, 1.0], "top_facts": [3, 5, 10],
+GRID: dict[str, list] = {"damping": [0.3, 0.5, 0.7, 0.85], "passage_weight": [0.0, 0.05, 0.1, 0.3, 1.0], "top_facts": [3, 5, 10],
         "dense_power": [1.0, 3.0], "feedback_weight": [0.0, 2.0], "hub_penalty": [0.0, 0.5, 1.0]}
 
 

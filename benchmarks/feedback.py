@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from common import write_result
-
 from dense_power import GUARD_CASES, measure, pick
 from generated import TUNING_SEEDS, add_case_arguments
 
 from lab.registry import get
 from llm import Settings, embedder_only
+
+from common import write_result
 
 KEYS = ("feedback_weight", "feedback_passages")
 

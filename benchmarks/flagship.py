@@ -9,13 +9,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from common import write_result
-
 from casebook.catalog import resolve
 from casebook.loader import load_case
 from lab.registry import REGISTRY
 from lab.runner import Lab, RunConfig
 from llm import Settings, connect
+
+from common import write_result
 
 GOLD = ("D4", "D7", "D8")
 

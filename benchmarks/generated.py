@@ -16,9 +16,8 @@ import hashlib
 import json
 import re
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
-
-from common import RESULTS, assignments_for, write_result
 
 from casebook.generate import gold_as_triples, load_mystery
 from kg.normalize import normalize_entity
@@ -26,6 +25,8 @@ from kg.openie import extract
 from lab.runner import Lab, RunConfig
 from llm import Backend, Settings, connect, embedder_only
 from llm.model_file import QWEN_CODER_1_5B
+
+from common import RESULTS, assignments_for, write_result
 
 OPENIE = RESULTS / "openie"
 TYPES = ("simple", "multi-hop", "sense-making")
@@ -89,17 +90,19 @@ def case_recalls(seed: int, suspects: int, triples: list[dict], strategies: tupl
     return out
 
 
-def mean_by_type(questions: list, recalls: list[float]) -> dict[str, float]:
-    """The mean of each question type's recalls (``recalls[i]`` is ``questions[i]``'s), to 3 decimals."""
-    return {t: round(statistics.mean(r for q, r in zip(questions, recalls, strict=True) if q.type == t), 3)
-            for t in TYPES}
+def mean_by_type(questions: list, recalls: Sequence[float | None]) -> dict[str, float]:
+    """The mean of each question type's recalls (``recalls[i]`` is ``questions[i]``'s; None, a question without
+    gold documents, is left out), to 3 decimals."""
+    return {t: round(statistics.mean(r for q, r in zip(questions, recalls, strict=True) if q.type == t
+                                     and r is not None), 3) for t in TYPES}
 
 
 def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], settings: Settings,
                    embedder, backend: Backend | None = None) -> tuple[list[dict], dict]:
     """Per-seed rows (OpenIE quality, Recall@3 by type and per question, paired counts) and their summary, on the
     triples of ``backend``'s extraction model (the embedded 1.5B when none is given)."""
-    rows, templates = [], {}
+    rows: list[dict] = []
+    templates: dict = {}
     for seed in seeds:
         triples = model_triples(seed, suspects, settings, backend)
         case, gold = load_mystery(seed, suspects)

@@ -10,14 +10,14 @@ import argparse
 import itertools
 import statistics
 
-from common import write_result
-
 from casebook.catalog import resolve
 from casebook.loader import load_case
 from indexes import BM25_INDEX, VECTOR_INDEX, rrf
 from lab.metrics import recall_at_k
 from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only
+
+from common import write_result
 
 TUNING = ["hotpotqa_train100", "2wiki_first20"]
 REPORT = ["musique_train100"]
@@ -29,7 +29,8 @@ def grid(case_name: str, embedder, settings) -> dict[tuple[int, float], float]:
     case = load_case(resolve(case_name))
     lab = Lab(case, settings, RunConfig(strategies=("naive", "bm25"), retrieval_only=True), embedder=embedder)
     lab.build()
-    dense, lexical = lab.context.built(VECTOR_INDEX), lab.context.built(BM25_INDEX)
+    assert lab.context is not None
+    dense, lexical = lab.context.shared(VECTOR_INDEX), lab.context.shared(BM25_INDEX)
     vectors = embedder.embed([q.text for q in case.questions])
     out = {}
     lists = [([p for p, _ in dense.search(vectors[i:i + 1], max(DEPTHS))[0]],
@@ -37,7 +38,7 @@ def grid(case_name: str, embedder, settings) -> dict[tuple[int, float], float]:
     for depth, weight in itertools.product(DEPTHS, WEIGHTS):
         recalls = [recall_at_k(case.documents_of([p for p, _ in rrf([d[:depth], b[:depth]], 60, [1.0, weight])]),
                                q.supporting_docs, 5) for q, (d, b) in zip(case.questions, lists, strict=True)]
-        out[(depth, weight)] = round(statistics.fmean(recalls), 4)
+        out[(depth, weight)] = round(statistics.fmean(r for r in recalls if r is not None), 4)
     return out
 
 

@@ -19,12 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, write_result
-
 from casebook.catalog import resolve
 from casebook.loader import load_case
 from kg.openie import MODES, extract
 from llm import Settings, connect
+
+from common import ROOT, write_result
 
 
 def measure(settings: Settings, case_name: str, n: int, workers: int, mode: str = "two-step") -> dict:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from common import write_result
-
 import requests
 
 from llm import Settings, connect
+
+from common import write_result
 
 PROMPT = ("Summarise in three sentences: Detective Miller arrived at the mansion at 10 PM. The necklace had been in "
           "the bedroom safe. A figure in a long coat was filmed in the hallway at 9:15 PM. ") * 4

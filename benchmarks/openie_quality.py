@@ -17,11 +17,11 @@ import argparse
 import json
 import statistics
 
-from common import RESULTS, environment, write_result
-
 from generated import REPORT_SEEDS, TYPES, add_case_arguments, evaluate_seeds
 
 from llm import Settings, connect, embedder_only
+
+from common import RESULTS, environment, write_result
 
 NAME = "openie_quality"
 

@@ -12,13 +12,14 @@ import argparse
 import statistics
 import time
 import tracemalloc
-
-from common import write_result
+from typing import Any
 
 import networkx as nx
 import numpy as np
 
 from kg.ppr import PPRMatrix
+
+from common import write_result
 
 SIZES = [(300, 1_000), (3_000, 10_000), (30_000, 100_000), (100_000, 500_000), (200_000, 1_000_000)]
 
@@ -44,7 +45,7 @@ def synthetic_graph(n_nodes: int, n_edges: int, seed: int = 7):
 BATCH = 16   # personalizations per sparse matrix-matrix product in the batched run
 
 
-def timed(fn) -> tuple[object, float]:
+def timed(fn) -> tuple[Any, float]:
     t = time.perf_counter()
     out = fn()
     return out, (time.perf_counter() - t) * 1000

@@ -347,7 +347,7 @@ def render_markdown(results, quick: bool, load) -> str:
         out += _t(["strategy", "query expansion", "stages that ran", "top 3", "gold in top 3"],
                   [[x["strategy"], "on" if x["expansion"] else "off", ", ".join(x.get("stages_ran", [])),
                     ", ".join(x["top3"]), f"{x['gold_in_top3']}/3"] for x in fl["rows"]])
-        exp = next((x["expansions"] for x in fl["rows"] if x["expansion"]), [])
+        exp: list[str] = next((x["expansions"] for x in fl["rows"] if x["expansion"]), [])
         if exp:
             out += ["Expansion statements the model wrote: " + " | ".join(f"\"{e}\"" for e in exp), ""]
     return "\n".join(out) + "\n"

@@ -16,8 +16,6 @@ import time
 from collections import defaultdict
 from dataclasses import replace
 
-from common import ROOT, assignments_for, write_result
-
 from casebook.catalog import resolve
 from casebook.loader import load_case
 from core.types import Triple
@@ -25,6 +23,8 @@ from lab.metrics import recall_at_k
 from lab.registry import REGISTRY, get
 from lab.runner import Lab, RunConfig
 from llm import Settings, connect, embedder_only
+
+from common import ROOT, assignments_for, write_result
 
 KS = (2, 5, 10)
 CASES = ["musique_train100", "2wiki_first20", "musique_tiny20", "hotpotqa_train100", "purloined_pearl"]
@@ -34,7 +34,9 @@ CACHED_OPENIE = ROOT / "benchmarks" / "results" / "openie"   # <case>.json: trip
 def evaluate(lab: Lab, name: str) -> dict:
     retriever = lab.retrievers[name]
     params = lab.config.query_params(name)
-    per_k, by_type, latencies = defaultdict(list), defaultdict(lambda: defaultdict(list)), []
+    per_k: dict = defaultdict(list)
+    by_type: dict = defaultdict(lambda: defaultdict(list))
+    latencies: list[float] = []
     stages: dict[str, str] = {}
     for q in lab.case.questions:
         t = time.perf_counter()

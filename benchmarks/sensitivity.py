@@ -13,12 +13,12 @@ import argparse
 import itertools
 import statistics
 
-from common import RESULTS, write_result
-
 from tuning_grid import per_question_recalls
 
 from lab.registry import get
 from llm import Settings, embedder_only
+
+from common import RESULTS, write_result
 
 STRATEGY = "hipporag"
 

@@ -15,8 +15,6 @@ import argparse
 import itertools
 import statistics
 
-from common import write_result
-
 from casebook.catalog import resolve
 from casebook.loader import load_case
 from core.types import Case
@@ -24,6 +22,8 @@ from lab.metrics import recall_at_k
 from lab.registry import get
 from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only
+
+from common import write_result
 
 
 def main(argv=None) -> int:
@@ -76,12 +76,15 @@ def per_question_recalls(case: Case | str, strategy: str, grid: list[dict], k: i
     """The case (or the catalogue case of that name), built once for ``strategy`` (retrieval only, its precomputed
     triples), and for each parameter setting of the grid the Recall@k of each of its questions."""
     case = load_case(resolve(case)) if isinstance(case, str) else case
+    unscored = [q.id for q in case.questions if not q.supporting_docs]
+    if unscored:   # a grid's means need a recall for every question
+        raise ValueError(f"{case.name}: questions without supporting_docs cannot be tuned on: {', '.join(unscored)}")
     lab = Lab(case, settings, RunConfig(strategies=(strategy,), retrieval_only=True, triples="precomputed"),
               embedder=embedder)
     lab.build()
     retriever = lab.retrievers[strategy]
     return case, [[recall_at_k(case.documents_of(retriever.retrieve(q.text, k, params=params).ids),
-                               q.supporting_docs, k) for q in case.questions] for params in grid]
+                               q.supporting_docs, k) or 0.0 for q in case.questions] for params in grid]
 
 
 if __name__ == "__main__":

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from core.types import Case
 
@@ -96,7 +98,7 @@ class Mystery:
                                "expected_answer": answer, "answers": [answer, *answers]})
 
 
-def generate(seed: int, suspects: int = 4) -> dict[str, object]:
+def generate(seed: int, suspects: int = 4) -> dict[str, Any]:
     """The case's files as JSON values: documents.json, questions.json, case.json and gold_triples.json."""
     if not 3 <= suspects <= 6:
         raise ValueError(f"suspects must be between 3 and 6, not {suspects}")
@@ -239,7 +241,7 @@ def load_mystery(seed: int, suspects: int = 4, triples: list[dict] | None = None
     return load_files(parts, name=f"mystery-{seed}-{suspects}"), files["gold_triples.json"]
 
 
-def write(files: dict[str, object], folder: Path) -> Path:
+def write(files: Mapping[str, object], folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name, value in files.items():
         (folder / name).write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -297,8 +297,9 @@ def _triples(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Triple]:
         if values[0] and values[0] not in doc_ids:
             c.add(fname, item, "doc_id", f"names unknown document {values[0]!r}")
             continue
-        if all(values):
-            out.append(Triple(*values))
+        doc_id, subject, relation, obj = values
+        if doc_id and subject and relation and obj:
+            out.append(Triple(doc_id, subject, relation, obj))
     return out
 
 

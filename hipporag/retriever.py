@@ -200,8 +200,9 @@ class HippoRAGRetriever:
 
     def _link_v1(self, question: str, ex: Explanation) -> np.ndarray | None:
         g = self.graph
-        with ex.stage("question ner", f"one call to {self.chat.model}", llm=True):
-            entities = name_question_entities(self.chat.client, self.chat.model, question)
+        chat = self._chat()
+        with ex.stage("question ner", f"one call to {chat.model}", llm=True):
+            entities = name_question_entities(chat.client, chat.model, question)
         if not entities or not g.phrases:
             ex.fallback = "no entity found in the question: ranked by dense similarity"
             return None
@@ -215,13 +216,19 @@ class HippoRAGRetriever:
                                             "question entity -> nearest node"))
         return self._specificity(weights)
 
+    def _chat(self) -> ChatModel:
+        if self.chat is None:
+            raise RuntimeError("this step needs a chat model, and the retriever has none")
+        return self.chat
+
     def _specificity(self, weights: np.ndarray) -> np.ndarray:
         """Divide each seed's weight by the number of passages mentioning it, so hubs do not flood the walk."""
         return weights / self.graph.mention_counts()
 
     def _filter_facts(self, question: str, candidates: list[int]) -> list[int]:
         g = self.graph
-        chosen = select_relevant(self.chat.client, self.chat.model, question,
+        chat = self._chat()
+        chosen = select_relevant(chat.client, chat.model, question,
                                  [g.facts[i].text(g.phrases) for i in candidates], "fact", max_tokens=80)
         # An unreadable filter answer keeps every candidate rather than none.
         return list(candidates) if chosen is None else [candidates[n] for n in chosen]

@@ -35,7 +35,7 @@ def passage_triples(triples: Sequence[Triple], passages: Sequence[Passage]) -> l
     by_doc: dict[str, list[Passage]] = {}
     for p in passages:
         by_doc.setdefault(p.doc_id, []).append(p)
-    out = []
+    out: list[tuple[str, str, str, str]] = []
     for t in triples:
         parts = by_doc.get(t.doc_id, [])
         if len(parts) > 1:
@@ -73,6 +73,8 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
     if precomputed is not None:
         tuples = passage_triples(precomputed, passages)
     else:
+        if client is None:
+            raise ValueError("LLM OpenIE needs a chat model, and none was given")
         result = openie.extract(client, extraction_model, passages, workers=workers, progress=progress)
         tuples = result.triples()
     graph = build_graph(tuples, passages, embedder, progress=progress)

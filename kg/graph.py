@@ -307,6 +307,10 @@ def text_mention_links(keys: Sequence[str], surfaces: Sequence[str],
     return {i: pids for i, pids in found.items() if len(pids) <= limit}
 
 
+def _ordered(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a <= b else (b, a)
+
+
 def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, top_k: int,
                   block: int = 2048) -> list[tuple[int, int, float]]:
     """Pairs (i < j) whose cosine is >= threshold, each phrase keeping at most its top_k neighbours.
@@ -375,11 +379,11 @@ def name_variant_pairs(keys: Sequence[str], surfaces: Sequence[str]) -> list[tup
     for i, (key, surface) in enumerate(zip(keys, surfaces, strict=True)):
         words = key.split()
         if len(words) == 2 and words[0] in _HONORIFICS and len(by_surname.get(words[1], ())) == 1:
-            pairs.add(tuple(sorted((i, by_surname[words[1]][0]))))
+            pairs.add(_ordered(i, by_surname[words[1]][0]))
         owner = _POSSESSIVE.match(surface)
         j = index.get(normalize_entity(owner.group(1))) if owner else None
         if j is not None and j != i and surfaces[j][:1].isupper():   # a named owner, not "the country's"
-            pairs.add(tuple(sorted((i, j))))
+            pairs.add(_ordered(i, j))
     return sorted(pairs)
 
 

@@ -58,9 +58,9 @@ TRIPLES_SYSTEM = (f"[{PROMPT_VERSION}-triples] You build a knowledge graph from 
                   f"object) triples for the facts the passage states; subjects and objects name {_ENTITY_KINDS}. "
                   f"Rules: {_TRIPLE_RULES}" + '{"triples": [[subject, relation, object], ...]}')
 
-NER_SCHEMA = {"type": "object", "properties": {"named_entities": {
+NER_SCHEMA: dict = {"type": "object", "properties": {"named_entities": {
     "type": "array", "items": {"type": "string"}, "maxItems": 40}}, "required": ["named_entities"]}
-TRIPLE_SCHEMA = {"type": "object", "properties": {"triples": {
+TRIPLE_SCHEMA: dict = {"type": "object", "properties": {"triples": {
     "type": "array", "maxItems": 40,
     "items": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3}}},
     "required": ["triples"]}

@@ -204,14 +204,17 @@ class Lab:
             timings["expand"] = round(expand_ms, 1)
         text = scores = judged = None
         if not cfg.retrieval_only:
-            ans = answer_step.answer(self.backend.client, self.backend.model, q.text, passages, on_text=on_text)
+            backend = self.backend
+            if backend is None:
+                raise RuntimeError("answers need a chat model, and this lab has none")
+            ans = answer_step.answer(backend.client, backend.model, q.text, passages, on_text=on_text)
             text = ans.text
             timings["answer"] = round(ans.elapsed_ms, 1)
             scores = metrics.answer_scores(text, q.expected_answer, q.answers, q.text, q.key_facts,
                                            cfg.key_fact_share)
             if cfg.judge and q.expected_answer:
                 t = time.perf_counter()
-                judged = answer_step.judge(self.backend.client, self.backend.model, q.text, q.expected_answer, text)
+                judged = answer_step.judge(backend.client, backend.model, q.text, q.expected_answer, text)
                 timings["judge"] = round((time.perf_counter() - t) * 1000, 1)
         return StrategyResult(passages=retrieval.ids, retrieved=docs, scores=[round(s, 6) for _, s in retrieval.passages],
                               recall=metrics.recall_at_k(docs, q.supporting_docs), answer=text, answer_scores=scores,

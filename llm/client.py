@@ -146,8 +146,9 @@ class OpenAIClient:
                 raise
         elapsed = (time.perf_counter() - started) * 1000
         text = self._message_text(body, model)
-        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
-        details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+        reply: dict = body if isinstance(body, dict) else {}
+        usage: dict = reply["usage"] if isinstance(reply.get("usage"), dict) else {}
+        details: dict = usage["prompt_tokens_details"] if isinstance(usage.get("prompt_tokens_details"), dict) else {}
         result = ChatResult(text=text, model=model, prompt_tokens=_count(usage.get("prompt_tokens")),
                             completion_tokens=_count(usage.get("completion_tokens")), elapsed_ms=elapsed)
         self.usage.add(chat_calls=1, prompt_tokens=result.prompt_tokens,
@@ -381,7 +382,7 @@ def _json_body(status: int, text: str, url: str, model: str) -> Any:
 def _count(value: object) -> int:
     """A token count from a server's usage block; anything that is not a non-negative number counts 0."""
     try:
-        number = int(value)  # type: ignore[arg-type]
+        number = int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError, OverflowError):
         return 0
     return max(number, 0)

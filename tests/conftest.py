@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
 from core.storage import Storage
 from llm import Settings, connect
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -120,3 +120,15 @@ def app_env(base_settings, storage, monkeypatch):
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     return env
+
+
+# Fixtures that reach a chat model (the embedded llama.cpp server, started on first use), and the browser.
+_LLM_FIXTURES = {"backend", "app_env", "browser_app"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test that needs the model as ``llm`` (``make test-fast`` leaves them out), by the fixtures it
+    uses, so a new test is classed without anyone remembering a marker."""
+    for item in items:
+        if _LLM_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.llm)

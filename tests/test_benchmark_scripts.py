@@ -28,7 +28,6 @@ def test_ppr_scale_core_on_a_tiny_graph():
 
 def test_retrieval_and_report_on_a_small_case(tmp_path, monkeypatch):
     import common
-
     import retrieval
     from report_md import render_markdown
 
@@ -46,7 +45,6 @@ def test_retrieval_and_report_on_a_small_case(tmp_path, monkeypatch):
 def test_the_committed_results_render():
     """BENCHMARKS.md is rebuilt from the committed result files: every section renders from them."""
     import common
-
     from report_md import render_markdown
 
     load = lambda d, name: json.loads((d / f"{name}.json").read_text()) if (d / f"{name}.json").exists() else None

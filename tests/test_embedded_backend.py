@@ -9,7 +9,6 @@ import pytest
 from llm import ModelNotFound, OpenAIClient, ServerUnavailable, Settings, chat_json, connect
 
 
-
 def test_chat_answers(backend):
     result = backend.client.chat([{"role": "user", "content": "What is 2 + 3? Answer with the number only."}],
                                  model=backend.model, max_tokens=10, use_cache=False)

@@ -22,7 +22,7 @@ def case_triples(name: str):
     return case, [Triple(**t) for t in json.loads(PEARL_OPENIE.read_text(encoding="utf-8"))]
 
 
-@pytest.mark.parametrize("name", ["purloined_pearl", "musique_train100"])
+@pytest.mark.parametrize("name", ["purloined_pearl", pytest.param("musique_train100", marks=pytest.mark.slow)])
 def test_networkx_and_sparse_engines_agree(name):
     case, triples = case_triples(name)
     graph = build_graph(passage_triples(triples, case.passages), case.passages,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -120,7 +121,7 @@ class VectorGraphRetriever:
         nodes = list(candidates.values())
         if not nodes:
             return []
-        sims = (np.stack([n.vector for n in nodes]) @ q).tolist()
+        sims = (np.stack([cast(np.ndarray, n.vector) for n in nodes]) @ q).tolist()   # search fills vectors
         if chain > 0:
             by_entity: dict[str, list[tuple[float, int]]] = {}
             for k, n in enumerate(nodes):
