@@ -7,8 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from casebook.loader import load_case
+from core.values import amounts, dates, numbers, times
 from lab import metrics
-from lab.keyfacts import amounts, dates, numbers, split_key_facts, times
+from lab.keyfacts import split_key_facts
 
 CASE = load_case(Path(__file__).parent / "cases" / "sentence_answers")
 Q = {q.id: q for q in CASE.questions}
