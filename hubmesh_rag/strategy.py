@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from core.contract import BuildContext, BuildReport, Strategy, Value, params_of, settings_with
 from indexes import VECTOR_INDEX
 from kg import KNOWLEDGE_GRAPH
+from kg.nlp import load_spacy
 
-from .entities import Mentions, load_spacy, phrase_mentions, spacy_mentions
+from .entities import Mentions, phrase_mentions, spacy_mentions
 from .retriever import UNLIMITED_TOKENS, HubmeshRetriever, HubmeshSettings
 
 

@@ -13,7 +13,7 @@ from core.contract import BuildContext, BuildFailure, BuildReport, Product
 from core.types import Case, Passage, Progress, Triple
 from llm import Embedder, OpenAIClient
 
-from . import openie
+from . import nlp, openie
 from .graph import EMBED_STAGES, KnowledgeGraph, build_graph, graph_key, load_graph, save_graph
 
 log = logging.getLogger(__name__)
@@ -24,8 +24,9 @@ class GraphBuild:
     graph: KnowledgeGraph
     key: str
     loaded: bool                       # True when read from disk: no LLM or embedding call was made
-    triples_source: str                # "precomputed" or "llm:<model>"
+    triples_source: str                # "precomputed", "llm:<model>:<prompt>" or nlp.SOURCE
     openie: openie.OpenIEResult | None = None
+    extraction: nlp.Extraction | None = None   # what spaCy extracted, by rule (nlp triples only)
     elapsed_ms: float = 0.0
     failures: list = field(default_factory=list)
 
@@ -48,14 +49,18 @@ def passage_triples(triples: Sequence[Triple], passages: Sequence[Passage]) -> l
 
 def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Embedder, folder: Path,
                   precomputed: Sequence[Triple] | None = None, client: OpenAIClient | None = None,
-                  extraction_model: str = "", workers: int = 1, progress: Progress | None = None) -> GraphBuild:
+                  extraction_model: str = "", deterministic: bool = False, workers: int = 1,
+                  progress: Progress | None = None) -> GraphBuild:
     """The graph for these passages: loaded if saved under the same key, else built and saved.
 
-    ``precomputed`` triples skip the LLM entirely; otherwise ``client`` and ``extraction_model`` run OpenIE.
+    ``precomputed`` triples skip the LLM entirely, as does ``deterministic`` (spaCy's parse, kg/nlp.py);
+    otherwise ``client`` and ``extraction_model`` run OpenIE.
     """
     started = time.perf_counter()
     if precomputed is not None:
         source = "precomputed"
+    elif deterministic:
+        source = nlp.SOURCE
     elif client is not None and extraction_model:
         source = f"llm:{extraction_model}:{openie.PROMPT_VERSION}"
     else:
@@ -63,15 +68,18 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
     # Precomputed triples are part of the key: a case whose triples.json changes gets a new graph, not the old one.
     triples = hashlib.sha256(json.dumps([[t.doc_id, t.subject, t.relation, t.object] for t in precomputed],
                                         ensure_ascii=False).encode()).hexdigest()[:16] if precomputed is not None else ""
-    key = graph_key(fingerprint, source, extraction_model if precomputed is None else "", embedder.name,
+    key = graph_key(fingerprint, source, extraction_model if source.startswith("llm:") else "", embedder.name,
                     triples=triples)
     graph = load_graph(folder, key)
     if graph is not None:
         return GraphBuild(graph=graph, key=key, loaded=True, triples_source=source,
                           elapsed_ms=(time.perf_counter() - started) * 1000)
-    result = None
+    result = extraction = None
     if precomputed is not None:
         tuples = passage_triples(precomputed, passages)
+    elif deterministic:
+        extraction = nlp.extract(passages, workers=workers, progress=progress)
+        tuples = extraction.triples
     else:
         if client is None:
             raise ValueError("LLM OpenIE needs a chat model, and none was given")
@@ -88,7 +96,7 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
     else:
         log.warning("no fact was extracted from %d passages: the graph is used for this run but not saved, so the "
                     "next build extracts again", len(passages))
-    return GraphBuild(graph=graph, key=key, loaded=False, triples_source=source, openie=result,
+    return GraphBuild(graph=graph, key=key, loaded=False, triples_source=source, openie=result, extraction=extraction,
                       elapsed_ms=(time.perf_counter() - started) * 1000,
                       failures=result.failures if result else [])
 
@@ -96,38 +104,54 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
 def missing_triples(case: Case, triples: str) -> str:
     """Why ``--triples`` cannot be met by the case (precomputed triples it does not have), or ''."""
     if triples == "precomputed" and not case.triples:
-        return f"--triples precomputed: the case {case.name!r} has no triples.json (use --triples llm or auto)"
+        return f"--triples precomputed: the case {case.name!r} has no triples.json (use --triples nlp, llm or auto)"
     return ""
 
 
-def _triples_from_file(ctx: BuildContext) -> bool:
-    return ctx.triples == "precomputed" or (ctx.triples == "auto" and bool(ctx.case.triples))
+# "auto" on a case without triples.json: spaCy above this many passages (LLM OpenIE takes ~45 s a document on the
+# embedded model, so 200 passages would be hours), the chat model's OpenIE below it.
+NLP_ABOVE_PASSAGES = 200
+
+
+def triples_source(requested: str, case: Case, has_chat: bool) -> str:
+    """The concrete source a build uses for ``requested`` (one of TRIPLE_SOURCES): precomputed, llm or nlp."""
+    if requested != "auto":
+        return requested
+    if case.triples:
+        return "precomputed"
+    return "nlp" if not has_chat or len(case.passages) > NLP_ABOVE_PASSAGES else "llm"
 
 
 def _plan(ctx: BuildContext) -> tuple[tuple[str, int], ...]:
-    """OpenIE (unless the case file has the triples), then the embeddings; a graph saved before reports none."""
+    """The extraction (none when the case file has the triples), then the embeddings; a saved graph reports none."""
     n = len(ctx.case.passages)
     entities, facts, passages = EMBED_STAGES
-    extraction = () if _triples_from_file(ctx) else ((openie.STAGE, n),)
+    source = triples_source(ctx.triples, ctx.case, ctx.backend is not None)
+    extraction = {"precomputed": (), "nlp": ((nlp.STAGE, n),), "llm": ((openie.STAGE, n),)}[source]
     return (*extraction, (entities, 0), (facts, 0), (passages, n))
 
 
 def _make(ctx: BuildContext) -> GraphBuild:
-    """The case's graph for this build: triples from the case file, or OpenIE by the extraction model."""
+    """The case's graph for this build: triples from the case file, spaCy's parse, or OpenIE by the chat model."""
     case = ctx.case
-    use_file = _triples_from_file(ctx)
     if problem := missing_triples(case, ctx.triples):
         raise ValueError(problem)
-    if not use_file and ctx.backend is None:
-        raise ValueError("LLM OpenIE needs a chat model; use --triples precomputed or a backend with an LLM")
+    source = triples_source(ctx.triples, case, ctx.backend is not None)
+    llm = source == "llm"
+    if llm and ctx.backend is None:
+        raise ValueError("LLM OpenIE needs a chat model; use --triples nlp (spaCy, no LLM), --triples precomputed "
+                         "or a backend with an LLM")
     build = build_or_load(
         passages=case.passages, fingerprint=case.fingerprint, embedder=ctx.embedder, folder=ctx.storage.graphs_dir,
-        precomputed=case.triples if use_file else None,
-        client=None if use_file or ctx.backend is None else ctx.backend.client,
-        extraction_model="" if use_file or ctx.backend is None else ctx.backend.extraction_model,
+        precomputed=case.triples if source == "precomputed" else None, deterministic=source == "nlp",
+        client=ctx.backend.client if llm and ctx.backend else None,
+        extraction_model=ctx.backend.extraction_model if llm and ctx.backend else "",
         workers=ctx.workers, progress=ctx.progress)
     counts = build.graph.stats()
     counts["openie_llm_calls"] = build.openie.llm_calls if build.openie else 0
+    if build.extraction:   # how many facts each rule of the deterministic extraction made
+        counts.update({f"nlp_{rule}_facts": n for rule, n in sorted(build.extraction.by_rule.items())})
+        counts["nlp_passages_without_fact"] = build.extraction.empty_passages
     for source, n in build.graph.meta.get("mention_edges_from", {}).items():   # what the LLM linked, what the text did
         counts[f"mentions_from_{source}"] = n
     counts["name_variant_edges"] = build.graph.meta.get("name_variant_edges", 0)   # among the synonym edges

@@ -389,7 +389,7 @@ def name_variant_pairs(keys: Sequence[str], surfaces: Sequence[str]) -> list[tup
 
 # -- saving and loading ----------------------------------------------------------------------------
 
-BUILD_MODULES = ("build.py", "graph.py", "normalize.py", "openie.py")   # what decides a graph's contents
+BUILD_MODULES = ("build.py", "graph.py", "normalize.py", "openie.py", "nlp.py")   # what decides a graph's contents
 
 
 @functools.cache

@@ -16,6 +16,7 @@ from core.contract import TRIPLE_SOURCES, BuildContext, BuildReport, Product, Va
 from core.storage import Storage
 from core.types import Case, Progress, Question, Retrieval, Retriever
 from kg import KNOWLEDGE_GRAPH, GraphBuild
+from kg.build import NLP_ABOVE_PASSAGES
 from llm import Backend, Embedder, Settings
 
 from . import answer as answer_step
@@ -97,10 +98,12 @@ class RunConfig:
 
     def needs_chat(self, case: Case) -> bool:
         """Does this run need a chat model: answers, expansion, judge, an LLM strategy, or OpenIE for the graph?"""
-        triples_from_file = self.triples == "precomputed" or (self.triples == "auto" and bool(case.triples))
         strategies = [get(s) for s in self.strategies]
+        # "auto" takes the LLM's OpenIE only when a chat model is there anyway; it does not ask for one.
+        openie = self.triples == "llm" or (self.triples == "auto" and not case.triples
+                                           and len(case.passages) <= NLP_ABOVE_PASSAGES)
         return (not self.retrieval_only or self.expansion or self.judge or any(s.needs_llm for s in strategies)
-                or (not triples_from_file and any(s.uses_triples for s in strategies)))
+                or (openie and any(s.uses_triples for s in strategies)))
 
 
 @dataclass
