@@ -19,7 +19,7 @@ from core.contract import TRIPLE_SOURCES
 from core.storage import Storage
 from core.types import ProgressUpdate, Question
 from kg import KNOWLEDGE_GRAPH, missing_triples
-from kg.build import NLP_ABOVE_PASSAGES
+from kg.build import NLP_ABOVE_PASSAGES, extraction_estimate, triples_source
 from lab import registry
 from lab.report import build_report, describe_build, to_markdown
 from lab.runner import Lab, RunConfig
@@ -143,12 +143,17 @@ def run(args: argparse.Namespace) -> int:
             print(backend.describe())
         else:
             backend, embedder = None, embedder_only(settings)
-            print(f"backend: none needed (retrieval only, precomputed triples); embeddings {embedder.name}")
+            print(f"backend: none needed (retrieval only, triples without an LLM); embeddings {embedder.name}")
     except (LLMError, ModelFileError) as exc:
         return fail(3, f"no model backend: {exc}")
     except ValueError as exc:
         return fail(2, str(exc))
 
+    if any(registry.get(n).uses_triples for n in config.strategies):
+        source = triples_source(config.triples, case, backend is not None)
+        cost = extraction_estimate(case, source, backend.extraction_model if backend else "")
+        print(f"knowledge graph triples: {source}" + (f"; a first build costs {cost} (a saved graph loads in "
+                                                      "seconds)" if cost else ""))
     try:
         lab = Lab(case, settings, config, embedder=embedder, backend=backend, storage=storage)
         bars = ProgressBars(enabled=not args.quiet)

@@ -25,6 +25,7 @@ from casebook.generate import gold_as_triples, load_mystery
 from casebook.loader import CaseError, load_case, load_files
 from core.contract import Param, Strategy
 from core.types import Case, Explanation, Question
+from kg.build import NLP_ABOVE_PASSAGES, extraction_estimate, triples_source
 from kg.visual import graph_html
 from lab.registry import DEFAULT_STRATEGIES, REGISTRY
 from lab.report import build_report, describe_build, key_fact_note, path_text, to_markdown
@@ -224,19 +225,32 @@ def cell_models(settings: Settings) -> Backend | None:
 
 
 # -- cell 3: build -------------------------------------------------------------------------------------------
+TRIPLE_LABELS = {"precomputed": "the case's triples.json", "nlp": "spaCy's parse (no LLM)",
+                 "llm": "OpenIE by the LLM"}
+
+
+def triples_choice(case: Case, config: RunConfig, backend: Backend) -> str:
+    """Where the graph's triples come from, each source shown with what a first build costs; the default said."""
+    if not any(REGISTRY[n].uses_triples for n in config.strategies):
+        return "auto"
+    default = triples_source("auto", case, has_chat=True)
+    sources = [s for s in ("precomputed", "nlp", "llm") if s != "precomputed" or case.triples]
+    costs = {s: extraction_estimate(case, s, backend.extraction_model) for s in sources}
+
+    def label(s: str) -> str:
+        return TRIPLE_LABELS[s] + (f": {costs[s]}" if costs[s] else ": no extraction")
+    choice = st.radio("Triples for the graph", sources, index=sources.index(default), format_func=label,
+                      key="triples_source")
+    if default == "nlp" and not case.triples:
+        st.caption(f"spaCy is the default here: the case has {len(case.passages):,} passages, over the "
+                   f"{NLP_ABOVE_PASSAGES} up to which the LLM's OpenIE is the default.")
+    return choice
 def cell_build(case: Case, settings: Settings, config: RunConfig, backend: Backend) -> tuple[Lab | None, RunConfig]:
     st.header("3 · Build the indexes")
     st.caption("Naive RAG embeds each passage into ChromaDB. Graph strategies ask the LLM for the entities and "
                "(subject, relation, object) triples of every passage, join them into a knowledge graph and embed "
                "its entities and facts. Everything is cached: a rebuild only redoes what changed.")
-    triples = "auto"
-    if case.triples:
-        choice = st.radio("Triples for the graph", ["precomputed (the case's triples.json)", "extract with the LLM"],
-                          horizontal=True)
-        triples = "precomputed" if choice.startswith("precomputed") else "llm"
-    elif len(case.passages) > 60 and any(REGISTRY[n].uses_triples for n in config.strategies):
-        st.warning(f"This case has no precomputed triples: OpenIE will make about {2 * len(case.passages)} LLM "
-                   "calls the first time.")
+    triples = triples_choice(case, config, backend)
     config = replace(config, triples=triples)
     key = lab_key(case, backend, config)
     store, lock = lab_store()

@@ -122,6 +122,33 @@ def triples_source(requested: str, case: Case, has_chat: bool) -> str:
     return "nlp" if not has_chat or len(case.passages) > NLP_ABOVE_PASSAGES else "llm"
 
 
+# Measured on this project's 2-core machines (BENCHMARKS.md): spaCy's parse of musique_train100, 143,985 words in
+# 25 s on both cores; the embedded 1.5B model's two-step OpenIE, about 45 s a document.
+NLP_WORDS_PER_S = 5_800
+LLM_OPENIE_S_PER_DOCUMENT = 45
+
+
+def extraction_estimate(case: Case, source: str, model: str = "the chat model") -> str:
+    """What extracting this case's triples will cost, in words, before it starts ('' when nothing is extracted)."""
+    if source == "nlp":
+        words = sum(len(p.text.split()) for p in case.passages)
+        return (f"spaCy (no LLM): about {_duration(words / NLP_WORDS_PER_S)} for {len(case.passages):,} passages "
+                f"({words:,} words)")
+    if source == "llm":
+        n = len(case.documents)
+        return (f"OpenIE with {model}: about {LLM_OPENIE_S_PER_DOCUMENT} s a document on the embedded model, "
+                f"{n:,} documents: about {_duration(n * LLM_OPENIE_S_PER_DOCUMENT)} (a faster server takes less)")
+    return ""
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
 def _plan(ctx: BuildContext) -> tuple[tuple[str, int], ...]:
     """The extraction (none when the case file has the triples), then the embeddings; a saved graph reports none."""
     n = len(ctx.case.passages)

@@ -193,13 +193,21 @@ def _entity_text(ent) -> str:
 
 
 def _named(sent) -> Iterable[str]:
-    """The sentence's named entities and written values, in reading order, in their normal form."""
-    text = sent.text
-    found: list[tuple[int, str]] = [(e.start_char, _entity_text(e)) for e in sent.ents if e.label_ not in _SKIP_LABELS]
-    start = sent.start_char
+    """The sentence's named entities and written values, in reading order, in their normal form; where spans
+    overlap ("WX66" inside the plate "WX66 LMK") the longest is kept."""
+    text, start = sent.text, sent.start_char
+    spans: list[tuple[int, int, str]] = [(e.start_char, e.end_char, _entity_text(e)) for e in sent.ents
+                                         if e.label_ not in _SKIP_LABELS]
     for regex, form in ((PLATE, lambda m: m.group(0).replace(" ", "")), (CODE, lambda m: m.group(0)),
                         (PHONE, lambda m: digits if len(digits := re.sub(r"\D", "", m.group(0))) >= 9 else ""),
                         (CARD_ENDING, lambda m: f"card ending {m.group(1)}")):
-        found += [(start + m.start(), form(m)) for m in regex.finditer(text)]
-    found += [(start + text.find(surface), value) for surface, value in times(text) if text.find(surface) >= 0]
-    return (value for _, value in sorted(found) if value)
+        spans += [(start + m.start(), start + m.end(), form(m)) for m in regex.finditer(text)]
+    for surface, value in times(text):
+        at = text.find(surface)
+        if at >= 0:
+            spans.append((start + at, start + at + len(surface), value))
+    kept: list[tuple[int, int, str]] = []
+    for a, b, value in sorted(spans, key=lambda x: (x[0], -(x[1] - x[0]))):
+        if value and not any(a < kb and ka < b for ka, kb, _ in kept):
+            kept.append((a, b, value))
+    return (value for _, _, value in kept)
