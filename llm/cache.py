@@ -1,7 +1,9 @@
 """A small SQLite cache for chat responses and embeddings, shared by threads.
 
-A corrupt file is moved aside and rebuilt; a locked one is skipped for that call.
-Either way the caller gets a warning in the log, never an exception.
+Only a file SQLite itself calls corrupt ("file is not a database", "malformed") is moved aside and rebuilt. A
+locked file (another process holds it), a full disk, an I/O or permission error is skipped for that call and
+tried again on the next: the file may be healthy and another process's, so it is never renamed. Either way the
+caller gets a warning in the log, never an exception. Many rows are written in one transaction.
 """
 from __future__ import annotations
 
@@ -25,6 +27,21 @@ CREATE TABLE IF NOT EXISTS embedding (key TEXT PRIMARY KEY, dim INTEGER NOT NULL
 """
 
 
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Does SQLite say the file itself is damaged (as opposed to locked, full or unreadable for now)?"""
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text
+
+
+def _plain(exc: sqlite3.DatabaseError) -> str:
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return "another process holds it locked"
+    if "full" in text:
+        return "the disk is full"
+    return str(exc)
+
+
 def cache_key(*parts: Any) -> str:
     """A stable hash of JSON-serialisable parts."""
     blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -39,11 +56,19 @@ class ResponseCache:
         self._open()
 
     def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = self._connect()
         except sqlite3.DatabaseError as exc:
-            self._rebuild(exc)
+            if _corrupt(exc):
+                self._rebuild(exc)
+            else:
+                log.warning("response cache %s cannot be opened now (%s); running without it until it can",
+                            self.path, exc)
+                self._conn = None
+        except OSError as exc:
+            log.warning("response cache disabled: cannot create %s (%s)", self.path, exc)
+            self._conn = None
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False, isolation_level=None)
@@ -74,19 +99,28 @@ class ResponseCache:
     def _run(self, sql: str, params: Iterable = (), many: bool = False) -> list | None:
         with self._lock:
             if self._conn is None:
-                return None
+                try:   # a cache that was locked or unreachable at open: try again
+                    self._conn = self._connect()
+                except (sqlite3.Error, OSError):
+                    return None
+            conn = self._conn
             try:
                 if many:
-                    self._conn.executemany(sql, params)
+                    conn.execute("BEGIN")
+                    try:
+                        conn.executemany(sql, params)
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        if conn.in_transaction:
+                            conn.execute("ROLLBACK")
+                        raise
                     return []
-                return self._conn.execute(sql, tuple(params)).fetchall()
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
-                    log.warning("response cache %s is locked; skipping it for this call", self.path)
-                    return None
-                self._rebuild(exc)
+                return conn.execute(sql, tuple(params)).fetchall()
             except sqlite3.DatabaseError as exc:
-                self._rebuild(exc)
+                if _corrupt(exc):
+                    self._rebuild(exc)
+                else:
+                    log.warning("response cache %s skipped for this call: %s", self.path, _plain(exc))
             return None
 
     def get_chat(self, key: str) -> dict | None:

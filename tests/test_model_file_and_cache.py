@@ -111,3 +111,44 @@ def test_locked_cache_degrades_to_a_miss(tmp_path, caplog):
         other.close()
     cache.put_chat("k", {"text": "v"})
     assert cache.get_chat("k") == {"text": "v"}
+
+
+def test_a_cache_another_process_holds_exclusively_is_never_renamed(tmp_path, caplog):
+    """locking_mode=EXCLUSIVE held by another process: skipped for the call, the file kept, the rows intact."""
+    path = tmp_path / "c.sqlite"
+    first = ResponseCache(path)
+    first.put_chat("old", {"text": "hours of OpenIE"})
+    first.close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        cache = ResponseCache(path)
+        if cache._conn is not None:
+            cache._conn.execute("PRAGMA busy_timeout = 50")
+        assert cache.get_chat("old") is None            # a miss for this call, not an error
+        cache.put_chat("new", {"text": "v"})
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert not list(tmp_path.glob("*.corrupt-*")) and "locked" in caplog.text
+    assert cache.get_chat("old") == {"text": "hours of OpenIE"}   # the same file, reachable again
+
+
+def test_a_full_disk_is_not_called_corruption(tmp_path, caplog):
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    cache.put_chat("old", {"text": "kept"})
+    cache._conn.execute("PRAGMA max_page_count = 3")   # what a full disk looks like to SQLite
+    cache.put_embeddings({f"e{i}": np.ones(384, dtype=np.float32) for i in range(200)})
+    assert "full" in caplog.text and not list(tmp_path.glob("*.corrupt-*"))
+    assert cache.get_chat("old") == {"text": "kept"} and cache.get_embeddings(["e0"]) == {}   # rolled back whole
+
+
+def test_many_embeddings_are_written_in_one_transaction(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    statements = []
+    cache._conn.set_trace_callback(statements.append)
+    cache.put_embeddings({f"e{i}": np.full(4, i, dtype=np.float32) for i in range(5000)})
+    assert statements.count("BEGIN") == 1 and statements.count("COMMIT") == 1
+    assert len(cache.get_embeddings([f"e{i}" for i in range(5000)])) == 5000
