@@ -61,17 +61,25 @@ def load_case(path: str | Path, name: str | None = None) -> Case:
     if path.is_file():
         return load_files([(path.name, _read_bytes(path))], name=name or path.stem, path=str(path))
     if (path / "documents.json").exists():
-        files = [(f, _read_bytes(path / f)) for f in CASE_FILES if (path / f).exists()]
+        files = [(f, _read_bytes(path / f, path)) for f in CASE_FILES if (path / f).exists()]
         return load_files(files, name=name or path.name, path=str(path))
     texts = sorted(p for p in path.iterdir() if p.suffix.lower() in (".md", ".txt") and p.is_file())
     if not texts:
         raise CaseError([Problem(str(path), "", "", "not a case: no documents.json and no .md or .txt files")])
-    files = [(p.name, _read_bytes(p)) for p in texts]
-    extra = [(f, _read_bytes(path / f)) for f in ("questions.json", "triples.json", "case.json") if (path / f).exists()]
+    files = [(p.name, _read_bytes(p, path)) for p in texts]
+    extra = [(f, _read_bytes(path / f, path)) for f in ("questions.json", "triples.json", "case.json")
+             if (path / f).exists()]
     return load_files(files + extra, name=name or path.name, path=str(path))
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path, folder: Path | None = None) -> bytes:
+    """A case file's bytes; inside ``folder``, a file whose real path leaves the folder (a symlink to
+    /etc/passwd, say) is refused: nothing outside the case folder is read, embedded or sent to a model."""
+    if folder is not None:
+        real, home = path.resolve(), folder.resolve()
+        if not real.is_relative_to(home):
+            raise CaseError([Problem(str(path), "", "", f"is a link to {real}, outside the case folder {home}; "
+                                                        "copy the file into the folder instead")])
     if not path.is_file():
         raise CaseError([Problem(str(path), "", "", "is a folder or a special file, not a file")])
     size = path.stat().st_size

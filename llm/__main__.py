@@ -8,12 +8,13 @@ import time
 
 from . import LLMError, ModelFileError, Settings, connect
 from .backend import Backend
+from .settings import public_url
 
 PROMPT = [{"role": "user", "content": "Answer in one short sentence: what is the capital of France?"}]
 
 
 def check(settings: Settings) -> tuple[dict, bool]:
-    report: dict = {"backend": None, "base_url": settings.base_url, "ok": False}
+    report: dict = {"backend": None, "base_url": public_url(settings.base_url), "ok": False}
     started = time.perf_counter()
     try:
         backend: Backend = connect(settings)

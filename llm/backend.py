@@ -10,7 +10,7 @@ from .cache import ResponseCache
 from .client import OpenAIClient
 from .embedders import CachingEmbedder, Embedder, LocalMiniLM, ServerEmbedder
 from .errors import LLMError, ServerUnavailable
-from .settings import LOCAL_EMBED_MODEL, Settings
+from .settings import LOCAL_EMBED_MODEL, Settings, public_url
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ def probe(base_url: str, api_key: str, timeout: float) -> tuple[bool, str, list[
         models = client.list_models(timeout=timeout)
     except LLMError as exc:
         return False, str(exc), []
-    return True, f"{base_url} answered with {len(models)} model(s)", models
+    return True, f"{public_url(base_url)} answered with {len(models)} model(s)", models
 
 
 def connect(settings: Settings) -> Backend:
@@ -68,14 +68,15 @@ def connect(settings: Settings) -> Backend:
                                   max_retries=settings.max_retries, cache=cache)
             model = settings.model or models[0]
             reason = "configured server answered" if settings.backend == "openai" else \
-                f"auto: {settings.base_url} answered, so it is used"
-            return Backend(kind="openai", reason=reason, base_url=settings.base_url, client=client,
+                f"auto: {client.base_url} answered, so it is used"
+            return Backend(kind="openai", reason=reason, base_url=client.base_url, client=client,
                            model=model, extraction_model=settings.extraction_model or model,
                            embedder=_embedder(settings, "openai", client, cache))
         if settings.backend == "openai":
             raise ServerUnavailable(f"LLM_BACKEND=openai but no usable server: {why or 'it lists no models'}",
-                                    url=settings.base_url)
-        reason = f"auto: nothing usable at {settings.base_url} ({why or 'no models listed'}); using the embedded model"
+                                    url=public_url(settings.base_url))
+        reason = (f"auto: nothing usable at {public_url(settings.base_url)} ({why or 'no models listed'}); using the "
+                  "embedded model")
     else:
         reason = "LLM_BACKEND=embedded"
     from .embedded import ensure_server  # lazy: xllamacpp and the model file only when needed

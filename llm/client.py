@@ -8,6 +8,7 @@ import email.utils
 import json
 import logging
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ import urllib3
 from .cache import ResponseCache, cache_key
 from .errors import AuthenticationFailed, BadResponse, LLMError, ModelNotFound, RequestTimeout, ServerUnavailable
 from .jsonparse import strip_think
+from .settings import public_url, url_credentials
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,19 @@ class Usage:
                      "cached_prompt_tokens", "completion_tokens")}
 
 
+def _cut(resp: requests.Response, expired: threading.Event) -> None:
+    """Past the deadline: end a streamed reply's connection so a blocked read returns now."""
+    expired.set()
+    sock = getattr(getattr(getattr(getattr(resp.raw, "_fp", None), "fp", None), "raw", None), "_sock", None)
+    try:
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+        else:
+            resp.close()
+    except OSError:
+        pass
+
+
 class OpenAIClient:
     """Chat and embeddings against one OpenAI-compatible base URL."""
 
@@ -70,7 +85,9 @@ class OpenAIClient:
                  progress_deadline: bool = False):
         """``progress_deadline``: chat replies stream and ``timeout`` counts from the last byte received, not from
         the request (for a local model: a slow machine still producing tokens is not a dead server)."""
-        self.base_url = base_url.rstrip("/")
+        # Credentials in the URL become the session's basic auth, so the URL this client names in its messages,
+        # logs and cache keys never carries them.
+        self.base_url = public_url(base_url).rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
         self.progress_deadline = progress_deadline
@@ -82,6 +99,7 @@ class OpenAIClient:
         self.server_kind = server_kind
         self.usage = Usage()
         self._session = requests.Session()
+        self._session.auth = url_credentials(base_url)
         self._known_models: list[str] | None = None
         self._schema_unsupported = False
         self._lock = threading.Lock()
@@ -264,6 +282,15 @@ class OpenAIClient:
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
             raise _transport_error(exc, url, f"no answer within {self.timeout:g}s", model) from None
         usage: dict = {}
+        finished = False   # [DONE] or a finish_reason: a stream that just stops is a cut-off reply
+        # The whole-reply deadline is kept by a timer that cuts the connection: a read timeout alone never fires
+        # for a server that trickles a byte a second, and iter_lines only looks at the clock between lines.
+        expired = threading.Event()
+        watchdog = None
+        if deadline is not None:
+            watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _cut, (resp, expired))
+            watchdog.daemon = True
+            watchdog.start()
         try:
             if resp.status_code >= 400:
                 error = self._error(resp.status_code, resp.text, url, model)
@@ -282,10 +309,16 @@ class OpenAIClient:
                 if not line.startswith(b"data:"):
                     continue   # blank separators and SSE comments (keep-alives)
                 data = line[5:].strip()
+                if not data:
+                    continue   # an empty data line carries nothing
                 if data == b"[DONE]":
+                    finished = True
                     break
                 try:
                     event = json.loads(data)
+                except UnicodeDecodeError:
+                    raise BadResponse(f"a streamed event that is not UTF-8 text: {data[:80]!r}", url=url,
+                                      model=model) from None
                 except json.JSONDecodeError:
                     raise BadResponse(f"a streamed event that is not JSON: {data[:200]!r}", url=url,
                                       model=model) from None
@@ -298,17 +331,30 @@ class OpenAIClient:
                 if isinstance(event.get("usage"), dict):
                     usage = event["usage"]
                 choices = event.get("choices")
-                delta = choices[0].get("delta") if isinstance(choices, list) and choices and \
-                    isinstance(choices[0], dict) else None
+                first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+                finished = finished or bool(first.get("finish_reason"))
+                delta = first.get("delta")
                 piece = delta.get("content") if isinstance(delta, dict) else None
                 if isinstance(piece, str) and piece:
                     pieces.append(piece)
                     if on_text is not None:
                         on_text(piece)
-        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError, ValueError) as exc:
+            if expired.is_set():
+                raise RequestTimeout(f"no complete answer within {self.timeout:g}s", url=url, model=model) from None
+            if isinstance(exc, ValueError) and not isinstance(exc, requests.exceptions.RequestException):
+                raise
             raise _transport_error(exc, url, f"no token for {self.timeout:g}s", model) from None
         finally:
+            if watchdog is not None:
+                watchdog.cancel()
             resp.close()
+        if expired.is_set():
+            raise RequestTimeout(f"no complete answer within {self.timeout:g}s", url=url, model=model)
+        if not finished:
+            raise BadResponse(f"the reply stream ended before the reply was complete (no finish_reason, no [DONE]) "
+                              f"after {len(''.join(pieces))} characters: the partial reply is not kept", url=url,
+                              model=model)
         return {"choices": [{"message": {"content": "".join(pieces)}}], "usage": usage}
 
     def _headers(self) -> dict:

@@ -8,8 +8,9 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 PRESETS: dict[str, str] = {
     "lmstudio": "http://127.0.0.1:1234/v1",
@@ -18,16 +19,33 @@ PRESETS: dict[str, str] = {
     "vllm": "http://127.0.0.1:8000/v1",
 }
 
+def public_url(url: str) -> str:
+    """``url`` without the user and password a base URL may carry (http://user:key@host/v1 -> http://host/v1):
+    the form every printed, logged or saved URL takes."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 BACKENDS = ("auto", "openai", "embedded")
 EMBED_BACKENDS = ("auto", "openai", "local")
 LOCAL_EMBED_MODEL = "all-MiniLM-L6-v2"
 
 
+def url_credentials(url: str) -> tuple[str, str] | None:
+    """The (user, password) a base URL carries, for HTTP basic auth, or None."""
+    parts = urlsplit(url)
+    if parts.username is None:
+        return None
+    return unquote(parts.username), unquote(parts.password or "")
+
+
 @dataclass(frozen=True)
 class Settings:
     backend: str = "auto"
-    base_url: str = PRESETS["lmstudio"]
-    api_key: str = ""
+    base_url: str = field(default=PRESETS["lmstudio"], repr=False)   # may carry credentials: see public_url
+    api_key: str = field(default="", repr=False)
     model: str = ""                  # answers; empty = the server's first model
     extraction_model: str = ""       # OpenIE; empty = same as model
     embed_backend: str = "auto"

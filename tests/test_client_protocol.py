@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from llm import AuthenticationFailed, BadResponse, ModelNotFound, OpenAIClient, RequestTimeout, ServerUnavailable
+from llm import AuthenticationFailed, BadResponse, LLMError, ModelNotFound, OpenAIClient, RequestTimeout, ServerUnavailable
 
 from conftest import chat_body, reply
 
@@ -212,3 +212,64 @@ def test_a_server_that_does_not_stream_still_answers(fault_server):
     got = []
     assert client_for(fault_server).chat(ASK, model="m1", on_text=got.append).text == "Whole reply."
     assert got == ["Whole reply."]
+
+
+def test_a_stream_that_just_stops_is_not_an_answer_and_is_not_cached(fault_server, tmp_path):
+    """No [DONE] and no finish_reason after "The thief is": an error, and the next ask goes to the server again."""
+    from llm.cache import ResponseCache
+    fault_server.script = [sse(["The thief is"], end=b""), sse(["Victoria."])]
+    c = client_for(fault_server, cache=ResponseCache(tmp_path / "r.sqlite"), max_retries=0)
+    with pytest.raises(BadResponse, match="ended before the reply was complete"):
+        c.chat(ASK, model="m1", on_text=lambda _: None)
+    again = c.chat(ASK, model="m1", on_text=lambda _: None)
+    assert again.text == "Victoria." and not again.cached and len(fault_server.requests) == 2
+
+
+def test_a_finish_reason_without_done_is_a_whole_reply(fault_server):
+    end = b"data: " + json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).encode() + b"\n\n"
+    fault_server.script = [sse(["Paris."], end=end)]
+    assert client_for(fault_server).chat(ASK, model="m1", on_text=lambda _: None).text == "Paris."
+
+
+def test_an_empty_data_line_is_skipped(fault_server):
+    fault_server.script = [sse(["A", "B"], end=b"data:\n\ndata: [DONE]\n\n")]
+    assert client_for(fault_server).chat(ASK, model="m1", on_text=lambda _: None).text == "AB"
+
+
+def test_a_stream_that_is_not_utf8_names_the_server(fault_server):
+    fault_server.script = [sse(["A"], end=b"data: {\"choices\": \xff\xfe}\n\n")]
+    with pytest.raises(BadResponse, match="not UTF-8") as err:
+        client_for(fault_server).chat(ASK, model="m1", on_text=lambda _: None)
+    assert fault_server.base_url in str(err.value)
+
+
+def trickle(h, _req):
+    """A reply with no chunked encoding and no line break, one byte every 1.5 s: never idle long enough for a
+    read timeout."""
+    h.send_response(200)
+    h.send_header("Content-Type", "text/event-stream")
+    h.end_headers()
+    for _ in range(60):
+        h.wfile.write(b"x")
+        h.wfile.flush()
+        time.sleep(1.5)
+
+
+def test_the_whole_reply_deadline_holds_whatever_the_framing(fault_server):
+    fault_server.script = [trickle]
+    started = time.perf_counter()
+    with pytest.raises(RequestTimeout, match="within 3s"):
+        client_for(fault_server, timeout=3.0, max_retries=0).chat(ASK, model="m1", on_text=lambda _: None)
+    assert time.perf_counter() - started < 4.0   # within 1 s of the timeout
+
+
+def test_credentials_in_the_base_url_are_sent_as_basic_auth_and_never_shown(fault_server):
+    from llm import OpenAIClient
+    fault_server.script = [reply(401, {"error": {"message": "no"}})]
+    url = fault_server.base_url.replace("http://", "http://user:s3cret@")
+    client = OpenAIClient(url, max_retries=0)
+    assert "s3cret" not in client.base_url
+    with pytest.raises(LLMError) as err:
+        client.chat(ASK, model="m1")
+    assert "s3cret" not in str(err.value)
+    assert fault_server.headers[-1]["Authorization"].startswith("Basic ")
