@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -69,12 +70,42 @@ def writable(path: Path, flag: str) -> str | None:
     """Why ``path`` cannot be written, or None."""
     if path.is_dir():
         return f"{flag} {path}: is a folder; give a file name"
+    if path.exists() and not path.is_file():
+        return f"{flag} {path}: is not a regular file (a pipe, a device); give a file name"
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         return f"{flag} {path}: the folder {folder} does not exist"
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return f"{flag} {path}: the location is read-only"
     return None
+
+
+def output_clash(outputs: dict[str, Path], inputs: dict[str, Path]) -> str | None:
+    """Why an output would destroy an input or another output, or None: outputs may not name one file twice, nor
+    lie inside the case folder (a report there becomes a document), the index folder or the response cache."""
+    seen: dict[Path, str] = {}
+    for flag, path in outputs.items():
+        real = path.resolve()
+        if real in seen:
+            return f"{seen[real]} and {flag} both name {path}: give each report its own file"
+        seen[real] = flag
+        for what, where in inputs.items():
+            home = where.resolve()
+            if real == home or real.is_relative_to(home):
+                return f"{flag} {path}: is inside {what} ({where}); write the report somewhere else"
+    return None
+
+
+def write_text(path: Path, text: str) -> None:
+    """Whole or not at all: a temp file beside ``path``, then a rename (a full disk leaves the old file)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def fail(code: int, message: str) -> int:
@@ -111,7 +142,13 @@ def run(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as exc:
         return fail(2, exc.args[0] if exc.args else str(exc))
     # Everything that can be checked before the work is checked here, so nothing fails after it.
+    outputs = {flag: path for flag, path in (("--json", args.json), ("--markdown", args.markdown),
+                                             ("--graphml", args.graphml)) if path is not None}
+    case_home = Path(case.path) if case.path else None
+    inputs = {"the case": case_home.parent if case_home and case_home.is_file() else case_home,
+              "the index folder": storage.data_dir, "the response cache": settings.cache_dir}
     problem = next((p for p in (
+        output_clash(outputs, {k: v for k, v in inputs.items() if v is not None}),
         *(writable(path, flag) for flag, path in (("--json", args.json), ("--markdown", args.markdown),
                                                    ("--graphml", args.graphml)) if path is not None),
         "--judge grades answers and --retrieval-only makes none: drop one of them"
@@ -166,7 +203,13 @@ def run(args: argparse.Namespace) -> int:
         if args.graphml:
             if lab.knowledge_graph is None:
                 return fail(2, "--graphml: no selected strategy builds a knowledge graph")
-            lab.knowledge_graph.graph.write_graphml(args.graphml)
+            fd, tmp = tempfile.mkstemp(dir=args.graphml.parent, prefix=f".{args.graphml.name}.", suffix=".tmp")
+            os.close(fd)
+            try:
+                lab.knowledge_graph.graph.write_graphml(Path(tmp))
+                os.replace(tmp, args.graphml)
+            finally:
+                Path(tmp).unlink(missing_ok=True)
             print(f"wrote {args.graphml}")
         if not questions:
             print(f"{case.title}: the case has no questions, so nothing can be scored. "
@@ -191,12 +234,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print_questions(report, case)
     print_summary(report)
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
-        print(f"wrote {args.json}")
-    if args.markdown:
-        args.markdown.write_text(to_markdown(report), encoding="utf-8")
-        print(f"wrote {args.markdown}")
+    for flag, path, text in (("--json", args.json, lambda: json.dumps(report, indent=2, ensure_ascii=False)),
+                             ("--markdown", args.markdown, lambda: to_markdown(report))):
+        if path is None:
+            continue
+        try:
+            write_text(path, text())
+        except OSError as exc:
+            return fail(4, f"{flag} {path}: cannot be written ({exc.strerror or exc}); nothing was written there, "
+                           "and every answer of this run is cached: the same command again is quick")
+        print(f"wrote {path}")
     return 0
 
 

@@ -72,7 +72,7 @@ def with_triples_file(case, path):
 def row_settings(name: str, lab: Lab) -> dict:
     s = {"embed_model": lab.embedder.name, **lab.config.values(name)}
     if get(name).uses_triples:
-        s["triples"] = "precomputed"
+        s["triples"] = lab.config.triples
     return s
 
 
@@ -86,6 +86,9 @@ def main(argv=None) -> int:
                         "embedded model")
     p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE",
                    help="strategy parameters, applied after --llm-steps")
+    p.add_argument("--triples", default="precomputed", choices=["precomputed", "nlp", "precomputed+nlp"],
+                   help="where the graph strategies' triples come from: the case's file (or the cached OpenIE of "
+                        "the embedded model), spaCy's parse (every case), or the file with spaCy's layer under it")
     p.add_argument("--out", default="retrieval")
     p.add_argument("--no-cache", action="store_true",
                    help="no response cache: every question is embedded (and every LLM step run) while timing")
@@ -98,10 +101,12 @@ def main(argv=None) -> int:
     embedder = backend.embedder if backend else embedder_only(settings)
     rows = []
     for case_name in args.cases.split(","):
-        case = with_cached_triples(load_case(resolve(case_name)))
-        usable = [s for s in strategies if not get(s).uses_triples or case.triples]
+        case = load_case(resolve(case_name))
+        if args.triples.startswith("precomputed"):
+            case = with_cached_triples(case)
+        usable = [s for s in strategies if not get(s).uses_triples or case.triples or args.triples == "nlp"]
         params = {s: get(s).llm_switches(args.llm_steps) for s in usable}
-        config = RunConfig(strategies=tuple(usable), retrieval_only=True, triples="precomputed", params=params)
+        config = RunConfig(strategies=tuple(usable), retrieval_only=True, triples=args.triples, params=params)
         lab = Lab(case, settings, config.with_assignments(assignments_for(args.set, usable)),
                   embedder=embedder, backend=backend)
         lab.build()

@@ -25,7 +25,9 @@ Value = bool | int | float | str
 
 # Where the knowledge graph's triples come from: the case's triples.json, OpenIE by the chat model, or spaCy's parse
 # (no LLM; kg/nlp.py). "auto": the file when there is one, else nlp for a large case or when no chat model runs.
-TRIPLE_SOURCES = ("auto", "precomputed", "llm", "nlp")
+# "+nlp": the file's or the LLM's facts plus the deterministic layer (identity facts, and the names and values of a
+# sentence joined), for what an LLM's triples leave out (codes, plates, times, aliases).
+TRIPLE_SOURCES = ("auto", "precomputed", "llm", "nlp", "precomputed+nlp", "llm+nlp")
 
 
 @dataclass(frozen=True)

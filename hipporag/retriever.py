@@ -60,7 +60,8 @@ class HippoConfig:
     # how many of the first walk's best passages seed the second (benchmarks/feedback.py)
     feedback_passages: int = setting(1, "how many of the first walk's best passages seed the second", minimum=1,
                                      maximum=10)
-    engine: str = setting("sparse", "PageRank engine: sparse (CSR power iteration, fast), sparse32 (the same in "
+    engine: str = setting("auto", "PageRank engine: auto (sparse, or sparse32 for a graph over 400k transition "
+                          "entries), sparse (CSR power iteration, fast), sparse32 (the same in "
                           "float32, for very large graphs) or networkx (nx.pagerank itself, the reference)",
                           choices=ENGINES)
     explain: bool = setting(True, "compute, for every retrieved passage, the most probable path from a seed")
@@ -102,7 +103,8 @@ class HippoRAGRetriever:
         cfg = settings_with(self.config, params)
         queries = [question.strip()] + [e.strip() for e in expansions if e.strip()]
         how = "v2: facts linked by embedding" if cfg.linking == "v2" else "v1: question entities named by the LLM"
-        ex = Explanation(method=f"Personalized PageRank mass (damping {cfg.damping}, {cfg.engine} engine) from "
+        engine = g.engine_for(cfg.engine)
+        ex = Explanation(method=f"Personalized PageRank mass (damping {cfg.damping}, {engine} engine) from "
                                 f"seeds linked to the question ({how})", queries=queries)
         with ex.stage("embed"):
             q_vecs = self.embedder.embed(queries)
@@ -116,11 +118,11 @@ class HippoRAGRetriever:
             ranked = _top(dense, top_k)
             return Retrieval([(g.passage_ids[j], float(dense[j])) for j in ranked], ex)
 
-        with ex.stage("ppr", cfg.engine):
+        with ex.stage("ppr", engine):
             passage_reset = np.zeros(len(g.passage_ids))
             if cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense):
                 passage_reset = dense_prior(dense, cfg.passage_weight, cfg.dense_power)
-            scores = g.pagerank(np.concatenate([phrase_weights, passage_reset]), cfg.damping, cfg.engine).scores
+            scores = g.pagerank(np.concatenate([phrase_weights, passage_reset]), cfg.damping, engine).scores
             if cfg.linking == "v2":
                 passage_scores = scores[len(g.phrases):]
             else:
@@ -135,7 +137,7 @@ class HippoRAGRetriever:
                 stage.why = f"a second walk, also seeded by the phrases of " \
                             f"{', '.join(g.passage_ids[j] for j in best)}: {named}"
                 seeds = np.maximum(phrase_weights, extra)
-                scores = scores + g.pagerank(np.concatenate([seeds, passage_reset]), cfg.damping, cfg.engine).scores
+                scores = scores + g.pagerank(np.concatenate([seeds, passage_reset]), cfg.damping, engine).scores
                 passage_scores = scores[len(g.phrases):]
         elif cfg.linking == "v2":
             ex.skip("feedback", "turned off")
@@ -149,7 +151,7 @@ class HippoRAGRetriever:
         if cfg.explain:
             with ex.stage("explain"):
                 paths = most_probable_paths(g, [g.passage_node(j) for j in ranked],
-                                            np.nonzero(seeds)[0].tolist())
+                                            np.nonzero(seeds)[0].tolist(), mass=scores)
                 ex.paths = {g.passage_ids[j]: paths[g.passage_node(j)] for j in ranked}
         else:
             ex.skip("explain", "paths not requested")

@@ -49,12 +49,13 @@ def passage_triples(triples: Sequence[Triple], passages: Sequence[Passage]) -> l
 
 def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Embedder, folder: Path,
                   precomputed: Sequence[Triple] | None = None, client: OpenAIClient | None = None,
-                  extraction_model: str = "", deterministic: bool = False, workers: int = 1,
-                  progress: Progress | None = None) -> GraphBuild:
+                  extraction_model: str = "", deterministic: bool = False, nlp_layer: bool = False,
+                  workers: int = 1, progress: Progress | None = None) -> GraphBuild:
     """The graph for these passages: loaded if saved under the same key, else built and saved.
 
     ``precomputed`` triples skip the LLM entirely, as does ``deterministic`` (spaCy's parse, kg/nlp.py);
-    otherwise ``client`` and ``extraction_model`` run OpenIE.
+    otherwise ``client`` and ``extraction_model`` run OpenIE. ``nlp_layer`` adds the deterministic layer
+    (nlp.LAYER_RULES) under the file's or the LLM's facts.
     """
     started = time.perf_counter()
     if precomputed is not None:
@@ -65,6 +66,9 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
         source = f"llm:{extraction_model}:{openie.PROMPT_VERSION}"
     else:
         raise ValueError("the graph needs precomputed triples or an LLM client and extraction model")
+    layered = nlp_layer and not deterministic
+    if layered:
+        source = f"{source}+{nlp.SOURCE}"
     # Precomputed triples are part of the key: a case whose triples.json changes gets a new graph, not the old one.
     triples = hashlib.sha256(json.dumps([[t.doc_id, t.subject, t.relation, t.object] for t in precomputed],
                                         ensure_ascii=False).encode()).hexdigest()[:16] if precomputed is not None else ""
@@ -85,6 +89,9 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
             raise ValueError("LLM OpenIE needs a chat model, and none was given")
         result = openie.extract(client, extraction_model, passages, workers=workers, progress=progress)
         tuples = result.triples()
+    if layered:
+        extraction = nlp.extract(passages, workers=workers, progress=progress)
+        tuples = [*tuples, *nlp.layer(extraction)]
     graph = build_graph(tuples, passages, embedder, progress=progress)
     if graph.facts or not passages:   # a case with passages and no fact is a failed extraction, not its graph
         try:
@@ -103,8 +110,8 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
 
 def missing_triples(case: Case, triples: str) -> str:
     """Why ``--triples`` cannot be met by the case (precomputed triples it does not have), or ''."""
-    if triples == "precomputed" and not case.triples:
-        return f"--triples precomputed: the case {case.name!r} has no triples.json (use --triples nlp, llm or auto)"
+    if triples.startswith("precomputed") and not case.triples:
+        return f"--triples {triples}: the case {case.name!r} has no triples.json (use --triples nlp, llm or auto)"
     return ""
 
 
@@ -114,7 +121,8 @@ NLP_ABOVE_PASSAGES = 200
 
 
 def triples_source(requested: str, case: Case, has_chat: bool) -> str:
-    """The concrete source a build uses for ``requested`` (one of TRIPLE_SOURCES): precomputed, llm or nlp."""
+    """The concrete source a build uses for ``requested`` (one of TRIPLE_SOURCES): precomputed, llm or nlp, with
+    "+nlp" when the deterministic layer goes under the first."""
     if requested != "auto":
         return requested
     if case.triples:
@@ -130,6 +138,9 @@ LLM_OPENIE_S_PER_DOCUMENT = 45
 
 def extraction_estimate(case: Case, source: str, model: str = "the chat model") -> str:
     """What extracting this case's triples will cost, in words, before it starts ('' when nothing is extracted)."""
+    base, _, layer = source.partition("+")
+    if layer:
+        return " and ".join(e for e in (extraction_estimate(case, base, model), extraction_estimate(case, layer)) if e)
     if source == "nlp":
         words = sum(len(p.text.split()) for p in case.passages)
         return (f"spaCy (no LLM): about {_duration(words / NLP_WORDS_PER_S)} for {len(case.passages):,} passages "
@@ -153,8 +164,10 @@ def _plan(ctx: BuildContext) -> tuple[tuple[str, int], ...]:
     """The extraction (none when the case file has the triples), then the embeddings; a saved graph reports none."""
     n = len(ctx.case.passages)
     entities, facts, passages = EMBED_STAGES
-    source = triples_source(ctx.triples, ctx.case, ctx.backend is not None)
-    extraction = {"precomputed": (), "nlp": ((nlp.STAGE, n),), "llm": ((openie.STAGE, n),)}[source]
+    base, _, layer = triples_source(ctx.triples, ctx.case, ctx.backend is not None).partition("+")
+    extraction = {"precomputed": (), "nlp": ((nlp.STAGE, n),), "llm": ((openie.STAGE, n),)}[base]
+    if layer:
+        extraction = (*extraction, (nlp.STAGE, n))
     return (*extraction, (entities, 0), (facts, 0), (passages, n))
 
 
@@ -163,7 +176,7 @@ def _make(ctx: BuildContext) -> GraphBuild:
     case = ctx.case
     if problem := missing_triples(case, ctx.triples):
         raise ValueError(problem)
-    source = triples_source(ctx.triples, case, ctx.backend is not None)
+    source, _, layer = triples_source(ctx.triples, case, ctx.backend is not None).partition("+")
     llm = source == "llm"
     if llm and ctx.backend is None:
         raise ValueError("LLM OpenIE needs a chat model; use --triples nlp (spaCy, no LLM), --triples precomputed "
@@ -171,6 +184,7 @@ def _make(ctx: BuildContext) -> GraphBuild:
     build = build_or_load(
         passages=case.passages, fingerprint=case.fingerprint, embedder=ctx.embedder, folder=ctx.storage.graphs_dir,
         precomputed=case.triples if source == "precomputed" else None, deterministic=source == "nlp",
+        nlp_layer=bool(layer),
         client=ctx.backend.client if llm and ctx.backend else None,
         extraction_model=ctx.backend.extraction_model if llm and ctx.backend else "",
         workers=ctx.workers, progress=ctx.progress)

@@ -26,7 +26,7 @@ from core.types import Passage, Progress, ProgressUpdate
 from llm import Embedder
 
 from .normalize import normalize_entity
-from .ppr import ENGINES, PPRMatrix, PPRResult, networkx_pagerank
+from .ppr import ENGINES, FLOAT32_ABOVE_NNZ, PPRMatrix, PPRResult, networkx_pagerank
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,7 @@ GRAPH_FORMAT = 7   # 4: no synonymy across numbers or genders; 5: text mentions;
 SYNONYM_THRESHOLD = 0.8
 SYNONYM_TOP_K = 10
 EMBED_STAGES = ("embed entities", "embed facts", "embed passages")   # build_graph's progress stages, in order
+EMBED_BLOCK = 2048   # texts per embedding call: a multiple of the local embedder's batch of 16
 
 @dataclass
 class Fact:
@@ -149,10 +150,17 @@ class KnowledgeGraph:
                                           dtype=np.float32 if engine == "sparse32" else np.float64)
         return self._ppr[engine]
 
+    def engine_for(self, engine: str) -> str:
+        """The engine "auto" means for this graph (FLOAT32_ABOVE_NNZ); any other engine as named."""
+        if engine != "auto":
+            return engine
+        return "sparse32" if self.ppr.transition_t.nnz > FLOAT32_ABOVE_NNZ else "sparse"
+
     def pagerank(self, personalization: np.ndarray, damping: float, engine: str = "sparse",
                  tol: float | None = None) -> PPRResult:
         """Personalized PageRank over every node: ``sparse`` (CSR power iteration in float64), ``sparse32``
         (float32: half the memory traffic, scores within ~1e-7) or ``networkx`` (nx.pagerank, the reference)."""
+        engine = self.engine_for(engine)
         if engine in ("sparse", "sparse32"):
             return self._matrix(engine).run(personalization, damping=damping, tol=tol)
         if engine == "networkx":
@@ -238,12 +246,24 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
     mentions = {"llm": from_llm, "text": sum(len(ps) for ps in phrase_passages) - from_llm}
 
     def embed(stage: str, texts: list[str]) -> np.ndarray:
+        """In blocks, so progress moves (and the cache commits) every EMBED_BLOCK texts; shortest first, as the
+        embedder orders them itself, so its batches are the ones one call would make."""
         if progress:
             progress(ProgressUpdate(stage, 0, len(texts)))
-        out = embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
-        if progress:
-            progress(ProgressUpdate(stage, len(texts), len(texts)))
-        return np.asarray(out, dtype=np.float32)
+        if not texts:
+            return np.zeros((0, 1), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: np.ndarray | None = None
+        for start in range(0, len(order), EMBED_BLOCK):
+            block = order[start:start + EMBED_BLOCK]
+            vectors = np.asarray(embedder.embed([texts[i] for i in block]), dtype=np.float32)
+            if out is None:
+                out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[block] = vectors
+            if progress:
+                progress(ProgressUpdate(stage, start + len(block), len(texts)))
+        assert out is not None
+        return out
 
     entities_stage, facts_stage, passages_stage = EMBED_STAGES
     phrase_vectors = embed(entities_stage, phrases)

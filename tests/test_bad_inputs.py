@@ -266,6 +266,41 @@ ROWS: list[Row] = [
         prepare=lambda tmp: (case_files(tmp), first_run(tmp, other_folder=True)),
         after=lambda tmp, out, _srv: first_run(tmp, other_folder=True, expect=r"up to date .* 0 embedded")),
 
+    # Outputs never overwrite inputs, and nothing outside the case folder is read.
+    Row("symlink-out-of-case", "case file", "a .txt symlink to /etc/passwd in a folder case (it became a document, "
+        "was embedded and sent to the model)", ["--case", "{tmp}/notes", "--retrieval-only", "--strategies", "naive",
+                                                "--quiet"], 2,
+        r"passwd.txt: is a link to /etc/passwd, outside the case folder",
+        prepare=lambda tmp: ((tmp / "notes").mkdir(), (tmp / "notes" / "a.txt").write_text("A note."),
+                             (tmp / "notes" / "passwd.txt").symlink_to("/etc/passwd")),
+        after=no_index_written),
+    Row("json-onto-documents", "flag", "--json onto the case's documents.json (it destroyed the case)",
+        [*RETRIEVE, "--json", "{case}/documents.json"], 2, r"--json .*documents\.json: is inside the case",
+        prepare=files(), after=lambda tmp, out, srv: _assert(
+            json.loads((tmp / "case" / "documents.json").read_text()) == BRIDGE_DOCS, "the case was changed")),
+    Row("json-and-markdown-one-file", "flag", "--json X --markdown X (the JSON was silently lost)",
+        [*RETRIEVE, "--json", "{tmp}/r.out", "--markdown", "{tmp}/r.out"], 2, r"--json and --markdown both name",
+        prepare=files(), after=no_index_written),
+    Row("graphml-onto-cache", "flag", "--graphml onto the response cache (it destroyed hours of cached OpenIE)",
+        [*RETRIEVE, "--graphml", "{tmp}/cache/responses.sqlite"], 2, r"--graphml .*is inside the response cache",
+        prepare=lambda tmp: (case_files(tmp), (tmp / "cache").mkdir(), (tmp / "cache" / "responses.sqlite")
+                             .write_bytes(b"SQLite format 3\x00 kept")),
+        after=lambda tmp, out, srv: _assert((tmp / "cache" / "responses.sqlite").read_bytes()
+                                            == b"SQLite format 3\x00 kept", "the cache was overwritten")),
+    Row("json-onto-fifo", "flag", "--json onto a FIFO (it hung after the whole run)",
+        [*RETRIEVE, "--json", "{tmp}/pipe"], 2, r"--json .*pipe: is not a regular file",
+        prepare=lambda tmp: (case_files(tmp), os.mkfifo(tmp / "pipe")), after=no_index_written),
+    Row("json-onto-dev-full", "flag", "--json /dev/full (a traceback after the whole run, the report lost)",
+        [*RETRIEVE, "--json", "/dev/full"], 2, r"--json /dev/full: is not a regular file", prepare=files(),
+        after=no_index_written),
+    Row("credentials-in-url", "environment", "LLM_BASE_URL with user:key@ (printed and saved in the JSON report)",
+        [*ANSWERS, "--json", "{tmp}/r.json"], 0, r"backend: openai at http://127\.0\.0\.1",
+        env={"LLM_BACKEND": "openai"}, prepare=files(),
+        server=lambda s: (serve(s), setattr(s, "base_url", s.base_url.replace("http://", "http://me:s3cret@"))),
+        never=r"s3cret", after=lambda tmp, out, srv: _assert("s3cret" not in (tmp / "r.json").read_text()
+                                                             and "Basic " in srv.headers[-1].get("Authorization", ""),
+                                                             "the key reached the report, or was not sent")),
+
     # Model servers (a loopback server scripts what a real one does only on a bad day).
     Row("bad-api-key", "model server", "a server that answers 401", ANSWERS, 3,
         r"rejected the API key.*invalid api key", env={"LLM_BACKEND": "openai", "LLM_API_KEY": "wrong"},
