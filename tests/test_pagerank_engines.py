@@ -64,5 +64,5 @@ def test_unknown_engine_is_a_clear_error():
     case, triples = case_triples("purloined_pearl")
     graph = build_graph(passage_triples(triples[:3], case.passages), case.passages,
                         embedder_only(Settings(cache_enabled=False)))
-    with pytest.raises(ValueError, match="engine must be one of sparse, sparse32, networkx"):
+    with pytest.raises(ValueError, match="engine must be one of auto, sparse, sparse32, networkx"):
         graph.pagerank(np.ones(graph.n_nodes), 0.5, engine="igraph")
