@@ -68,8 +68,10 @@ def main(argv=None) -> int:
             print(f"   ({time.perf_counter() - t:.0f} s, exit {code})", flush=True)
             if code:
                 return code
+    from report_md import render_tuning
     (ROOT / "BENCHMARKS.md").write_text(render(results, quick=args.quick))
-    print(f"wrote {ROOT / 'BENCHMARKS.md'}")
+    (ROOT / "docs" / "tuning.md").write_text(render_tuning(results, args.quick, load))
+    print(f"wrote {ROOT / 'BENCHMARKS.md'} and {ROOT / 'docs' / 'tuning.md'}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Hybrid retrieval (seed 004): BM25 and dense cosine rankings fused by Reciprocal Rank Fusion.
+"""Hybrid retrieval: BM25 and dense cosine rankings fused by Reciprocal Rank Fusion.
 
 RRF only looks at ranks, so BM25 scores and cosine similarities never have to share a scale. Each list is taken
 to ``depth`` passages; a passage missing from one list simply gets nothing from it. The BM25 list is weighted

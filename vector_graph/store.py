@@ -1,4 +1,4 @@
-"""Vector Graph RAG's storage (seed 003): entities, relations and passages as three Chroma collections that
+"""Vector Graph RAG's storage (after the vector-graph-rag package): entities, relations and passages as three Chroma collections that
 reference each other by id, so walking the graph is a chain of id look-ups and no graph database is needed.
 
 - entities:  id "e<n>", the phrase embedded, metadata ``relation_ids`` (the relations it takes part in)
