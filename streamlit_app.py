@@ -177,7 +177,7 @@ def cell_case() -> Case | None:
     cols[3].metric("Precomputed triples", len(case.triples))
     # One table; a cell shows its full text when clicked.
     st.dataframe(pd.DataFrame([{"id": d.id, "title": d.title, "text": d.text} for d in case.documents]),
-                 hide_index=True, use_container_width=True, height=min(400, 40 + 35 * len(case.documents)),
+                 hide_index=True, width="stretch", height=min(400, 40 + 35 * len(case.documents)),
                  column_config={"text": st.column_config.TextColumn(width="large")})
     return case
 
@@ -219,7 +219,7 @@ def cell_models(settings: Settings) -> Backend | None:
     st.dataframe(pd.DataFrame([{"role": "answers (and the LLM steps of retrieval)", "model": backend.model},
                                {"role": "OpenIE (triples for the graph)", "model": backend.extraction_model},
                                {"role": "embeddings", "model": backend.embed_model}]),
-                 hide_index=True, use_container_width=True)
+                 hide_index=True, width="stretch")
     st.sidebar.caption(f"In use: {backend.kind} at {code(backend.base_url)}")
     return backend
 
@@ -297,7 +297,7 @@ def build_lab(case: Case, settings: Settings, config: RunConfig, backend: Backen
             if u.rows:
                 recent.extend(u.rows)
                 rows_box.dataframe(pd.DataFrame(recent[-12:], columns=["passage", "subject", "relation", "object"]
-                                                [:len(recent[-1])]), hide_index=True, use_container_width=True)
+                                                [:len(recent[-1])]), hide_index=True, width="stretch")
 
         try:
             lab = Lab(case, settings, config, embedder=backend.embedder, backend=backend)
@@ -431,7 +431,7 @@ def comparison_table(lab: Lab, result: QuestionResult, gold: set[str]) -> None:
                      "matches expected": {True: "yes", False: "no", None: ""}[
                          r.answer_scores.correct if r.answer_scores else None],
                      "retrieval ms": round(r.retrieval_ms, 1), "LLM ms": round(r.llm_ms, 1)})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True,
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                  column_config={"answer": st.column_config.TextColumn(width="large")})
 
 
@@ -442,7 +442,7 @@ def strategy_column(lab: Lab, strategy: Strategy, r: StrategyResult, gold: set[s
     rows = [{"gold": "yes" if lab.case.passage(pid).doc_id in gold else "", "passage": pid,
              "title": lab.case.passage(pid).title, "score": round(score, 4)}
             for pid, score in zip(r.passages, r.scores, strict=True)]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     if r.explanation.fallback:
         st.info(md(r.explanation.fallback))
     if r.answer is not None:
@@ -457,17 +457,31 @@ def strategy_column(lab: Lab, strategy: Strategy, r: StrategyResult, gold: set[s
 
 
 def timing_chart(result: QuestionResult) -> None:
-    """Every strategy's stages on one shared axis."""
-    rows = [{"strategy": REGISTRY[n].label, "stage": k, "ms": v} for n, r in result.results.items()
-            for k, v in r.timings_ms.items()]
-    if rows:
-        st.altair_chart(alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
-            x=alt.X("sum(ms):Q", title="milliseconds"), y=alt.Y("strategy:N", title=None),
-            color=alt.Color("stage:N", legend=alt.Legend(orient="bottom", columns=6)),
-            tooltip=["strategy", "stage", "ms"]).properties(
-                height=40 + 30 * len(result.results),
-                usermeta={"embedOptions": {"renderer": "svg"}}),   # SVG: the legend is text on the page
-            use_container_width=True)
+    """Retrieval and LLM time in two panels, each on its own axis: the model's seconds would make every retrieval
+    stage a sliver on a shared one. One labelled row per strategy, its total printed at the bar's end."""
+    rows = [{"strategy": REGISTRY[n].label, "stage": k, "ms": v,
+             "part": "LLM (s)" if k in r.llm_stages else "retrieval (ms)",
+             "value": v / 1000 if k in r.llm_stages else v}
+            for n, r in result.results.items() for k, v in r.timings_ms.items()]
+    if not rows:
+        return
+    data = pd.DataFrame(rows)
+    order = [REGISTRY[n].label for n in result.results]
+    height = 36 * len(order) + 20
+
+    def panel(part: str, unit: str) -> alt.LayerChart:
+        base = alt.Chart(data[data["part"] == part]).encode(
+            y=alt.Y("strategy:N", title=None, sort=order, axis=alt.Axis(labelLimit=220)))
+        bars = base.mark_bar().encode(x=alt.X("sum(value):Q", title=part), color=alt.Color(
+            "stage:N", legend=alt.Legend(orient="bottom", columns=4, labelLimit=200)),
+            tooltip=["strategy", "stage", alt.Tooltip("ms:Q", format=",.1f", title="ms")])
+        totals = base.mark_text(align="left", dx=4).encode(
+            x="sum(value):Q", text=alt.Text("sum(value):Q", format=",.1f" if unit == "ms" else ",.2f"))
+        return (bars + totals).properties(height=height, width=360, title=f"{part.split(' ')[0]} per strategy")
+
+    chart = alt.hconcat(panel("retrieval (ms)", "ms"), panel("LLM (s)", "s")).resolve_scale(x="independent")
+    st.altair_chart(chart.properties(usermeta={"embedOptions": {"renderer": "svg"}}),   # SVG: labels are text
+                    width="content")
 
 
 def render_explanation(lab: Lab, ex: Explanation) -> None:
@@ -476,16 +490,16 @@ def render_explanation(lab: Lab, ex: Explanation) -> None:
     if ex.stages:
         st.markdown("**Stages**")
         st.dataframe(pd.DataFrame([{"stage": s.name, "ran": "yes" if s.ran else "no", "why": s.why, "ms": s.ms}
-                                   for s in ex.stages]), hide_index=True, use_container_width=True)
+                                   for s in ex.stages]), hide_index=True, width="stretch")
     if ex.evidence:
         st.markdown("**Evidence** (facts or relations weighed for the question)")
         st.dataframe(pd.DataFrame([{"evidence": e.text, "score": e.score, "kept": "yes" if e.kept else "no",
                                     "from": e.detail} for e in ex.evidence]), hide_index=True,
-                     use_container_width=True)
+                     width="stretch")
     if ex.seeds:
         st.markdown("**Seeds of the walk** (weight after node specificity)")
         st.dataframe(pd.DataFrame([{"node": s.node, "weight": s.weight} for s in ex.seeds]), hide_index=True,
-                     use_container_width=True)
+                     width="stretch")
     if ex.paths:
         st.markdown("**Why each passage: the most probable path from a seed**")
         for pid, path in ex.paths.items():
@@ -532,7 +546,7 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
         row["why they differ"] = " ".join(q["differences"])
         rows.append(row)
     # Every question visible at once: the table is as tall as its rows, long texts wrap.
-    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True, height=38 + 35 * len(rows),
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=38 + 35 * len(rows),
                  column_config={"question": st.column_config.TextColumn(width="large"),
                                 "why they differ": st.column_config.TextColumn(width="large")})
     st.markdown("**Why they differ, question by question**")
@@ -545,12 +559,12 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
                            for key, label in SUMMARY_MEASURES.items() if m.get(key) is not None])
     c1, c2 = st.columns(2)
     c1.markdown(f"**Recall@{k} by question type**")
-    c1.altair_chart(grouped_bars(by_type, "question type", f"Recall@{k}"), use_container_width=True)
+    c1.altair_chart(grouped_bars(by_type, "question type", f"Recall@{k}"), width="stretch")
     c2.markdown("**Recall and answers**")
-    c2.altair_chart(grouped_bars(scores, "measure", "value"), use_container_width=True)
+    c2.altair_chart(grouped_bars(scores, "measure", "value"), width="stretch")
     st.dataframe(pd.DataFrame([{"strategy": n, **{SUMMARY_COLUMNS.get(key, key): v for key, v in m.items()
                                                   if key != "recall_by_type"}}
-                               for n, m in report["summary"].items()]), hide_index=True, use_container_width=True)
+                               for n, m in report["summary"].items()]), hide_index=True, width="stretch")
     d1, d2 = st.columns(2)
     d1.download_button("Download JSON report", json.dumps(report, indent=2, ensure_ascii=False),
                        file_name=f"{lab.case.name}-report.json", mime="application/json")

@@ -496,8 +496,8 @@ def _summary(results, quick: bool, load) -> list[str]:
                                         if x["case"] == case and x["strategy"] == name), None)
     rows = []
     for case in dict.fromkeys(x["case"] for x in pub["rows"]):
-        plain = {n: at5(pub, case, n) for n in ("bm25", "hybrid", "hubmesh")}
-        best = max((n for n in plain if plain[n] is not None), key=lambda n: plain[n], default=None)
+        plain = {n: v for n in ("bm25", "hybrid", "hubmesh") if (v := at5(pub, case, n)) is not None}
+        best = max(plain, key=lambda n: plain[n], default=None)
         rows.append([case, at5(pub, case, "naive"), f"{plain[best]:.3f} ({best})" if best else "-",
                      at5(pub, case, "hipporag") or "-", at5(nlp, case, "hipporag") or "-"])
     out = ["## Summary", "", "Recall@5, retrieval only (details in the sections below). *published*: the set's own "

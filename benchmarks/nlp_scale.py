@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""The graph without an LLM at scale: 2wiki_corpus6119 built end to end on --triples nlp, then a synthetic curve.
+
+Part 1 (one process, fresh data and cache folders, so nothing is reused; run after part 2): naive, hipporag, hubmesh and hybrid on
+the 6,269 passages of HippoRAG's whole 2Wiki corpus: each build stage's seconds, extraction passages/s, peak RSS,
+graph size, Recall@2/5/10 and query p50/p95 per strategy, then a second build of the same case (nothing may be
+recomputed). Part 2 (--curve): synthetic corpora of growing size made by a generator (names, places, codes and
+times in short records), each extracted, embedded and built as a graph: seconds and peak RSS per stage.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from casebook.catalog import resolve
+from casebook.loader import load_case
+from core.storage import Storage
+from core.types import Passage
+from kg import build_graph, nlp
+from lab.metrics import recall_at_k
+from lab.runner import Lab, RunConfig
+from llm import Settings, embedder_only
+
+from common import write_result
+
+CASE = "2wiki_corpus6119"
+STRATEGIES = ("naive", "hipporag", "hubmesh", "hybrid")
+KS = (2, 5, 10)
+CURVE = (1000, 3000, 10000)
+
+
+def peak_rss_mb() -> int:
+    """Peak resident memory of this process and of its finished children (spaCy's worker processes), in MB."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return round(max(own, children) / 1024)
+
+
+def corpus_run(settings: Settings) -> dict:
+    case = load_case(resolve(CASE))
+    config = RunConfig(strategies=STRATEGIES, retrieval_only=True, triples="nlp", top_k=max(KS))
+    stages = []
+    started = time.perf_counter()
+    lab = Lab(case, settings, config, embedder=embedder_only(settings), storage=Storage(data_dir=settings.cache_dir
+                                                                                                / "index"))
+    for report in lab.build():
+        stages.append({"build": "first", "stage": report.name, "seconds": round(report.elapsed_ms / 1000, 1),
+                       "count": next(iter(report.counts.values()), "")})
+    graph = lab.knowledge_graph
+    assert graph is not None and graph.extraction is not None
+    extraction_s = graph.extraction.elapsed_ms / 1000
+    stages.insert(1, {"build": "first", "stage": "of which spaCy extraction", "seconds": round(extraction_s, 1),
+                      "count": len(case.passages)})
+    rows: list[dict] = []
+    for name in STRATEGIES:
+        retriever, params = lab.retrievers[name], config.query_params(name)
+        times: list[float] = []
+        recalls: dict[int, list[float]] = {k: [] for k in KS}
+        for q in case.questions:
+            t = time.perf_counter()
+            r = retriever.retrieve(q.text, max(KS), params=params)
+            times.append((time.perf_counter() - t) * 1000)
+            docs = case.documents_of(r.ids)
+            for k in KS:
+                recalls[k].append(recall_at_k(docs, q.supporting_docs, k) or 0.0)
+        times.sort()
+        rows.append({"strategy": name, "recall": {f"@{k}": round(statistics.fmean(v), 4) for k, v in recalls.items()},
+                     "p50_ms": round(statistics.median(times), 1),
+                     "p95_ms": round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], 1)})
+        print(f"{name:<10} R@5 {rows[-1]['recall']['@5']:.3f}  p50 {rows[-1]['p50_ms']} ms  p95 {rows[-1]['p95_ms']} ms",
+              flush=True)
+    first_s = round(time.perf_counter() - started, 1)
+    t = time.perf_counter()
+    again = Lab(case, settings, config, embedder=embedder_only(settings), storage=Storage(data_dir=settings.cache_dir
+                                                                                                 / "index"))
+    second = again.build()
+    second_s = round(time.perf_counter() - t, 1)
+    for report in second:
+        stages.append({"build": "second", "stage": report.name + (" (reused)" if report.reused else ""),
+                       "seconds": round(report.elapsed_ms / 1000, 1), "count": next(iter(report.counts.values()), "")})
+    counts = graph.graph.stats()
+    return {"case": CASE, "passages": len(case.passages), "stages": stages, "strategies": rows,
+            "first_run_s": first_s, "second_build_s": second_s, "peak_rss_mb": peak_rss_mb(),
+            "extraction_passages_per_s": round(len(case.passages) / extraction_s, 1),
+            "graph": {"entities": counts["entities"], "facts": counts["facts"], "edges": counts["edges"]},
+            "command_note": f"`python benchmarks/nlp_scale.py` (one process, fresh data and cache folders): "
+                            f"{', '.join(STRATEGIES)} on --triples nlp, retrieval only, {len(case.questions)} questions, "
+                            "top-10 retrieved for the recalls; a first build, then a second of the same case."}
+
+
+NAMES = ["Ada Moss", "Bram Hale", "Cora Fenn", "Dev Rao", "Edda Lund", "Finn Shaw", "Gita Nair", "Hugo Kline",
+         "Ines Roth", "Jon Pike", "Kira Vale", "Liam Ord"]
+PLACES = ["Harbour Street", "the mill", "Kestrel Foundry", "the station", "Elm Court", "the archive", "Dunmore"]
+VERBS = ["met", "paid", "called", "followed", "visited", "wrote to", "saw"]
+
+
+def synthetic(n: int, seed: int = 0) -> list[Passage]:
+    """Short records with names, places, plates, codes and clock times, as case files have them."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        a, b = rng.sample(NAMES, 2)
+        place = rng.choice(PLACES)
+        text = (f"{a} {rng.choice(VERBS)} {b} at {place} at {rng.randint(1, 12)}:{rng.randint(0, 59):02d} pm. "
+                f"A car with the plate {rng.choice('ABCDEFGH')}{rng.choice('KLMNPRST')}{rng.randint(10, 99)} "
+                f"{''.join(rng.choice('WXYZ') for _ in range(3))} was parked nearby. "
+                f"Ledger entry C-{rng.randint(100, 999)} records a payment of £{rng.randint(10, 5000):,} by {b}.")
+        out.append(Passage(f"S{i}", f"S{i}", f"Record {i}", text))
+    return out
+
+
+def curve(settings: Settings, sizes: tuple[int, ...]) -> list[dict]:
+    embedder = embedder_only(settings)
+    rows = []
+    for n in sizes:
+        passages = synthetic(n)
+        t = time.perf_counter()
+        extraction = nlp.extract(passages)
+        extract_s = time.perf_counter() - t
+        t = time.perf_counter()
+        embedder.embed([p.embedding_text for p in passages])
+        embed_s = time.perf_counter() - t
+        t = time.perf_counter()
+        graph = build_graph(extraction.triples, passages, embedder)   # its passage vectors come from the cache
+        graph_s = time.perf_counter() - t
+        rows.append({"passages": n, "words": sum(len(p.text.split()) for p in passages),
+                     "extract_s": round(extract_s, 1), "embed_passages_s": round(embed_s, 1),
+                     "graph_s": round(graph_s, 1), "entities": len(graph.phrases), "facts": len(graph.facts),
+                     "peak_rss_mb": peak_rss_mb()})
+        print(rows[-1], flush=True)
+    return rows
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--curve", default=",".join(map(str, CURVE)), help="synthetic corpus sizes ('' to skip)")
+    p.add_argument("--skip-corpus", action="store_true")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        settings = Settings.from_env().replace(cache_dir=Path(folder))
+        # The curve first, smallest first: peak RSS only grows in a process, so each row's is its own size's.
+        sizes = tuple(sorted(int(s) for s in args.curve.split(",") if s.strip()))
+        rows = curve(settings, sizes) if sizes else []
+        out = {} if args.skip_corpus else corpus_run(settings)
+        if rows:
+            out["curve"] = rows
+    write_result("nlp_scale", out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
