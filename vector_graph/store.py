@@ -1,5 +1,6 @@
 """Vector Graph RAG's storage (after the vector-graph-rag package): entities, relations and passages as three
-Chroma collections that reference each other by id, so walking the graph is a chain of id look-ups and no graph database is needed.
+Chroma collections that reference each other by id, so walking the graph is a chain of id look-ups and no graph
+database is needed.
 
 - entities:  id "e<n>", the phrase embedded, metadata ``relation_ids`` (the relations it takes part in)
 - relations: id "r<n>", "subject relation object" embedded, metadata ``subject_id``, ``object_id``, ``passage_ids``
