@@ -31,6 +31,7 @@ from lab.registry import DEFAULT_STRATEGIES, REGISTRY
 from lab.report import build_report, describe_build, key_fact_note, path_text, to_markdown
 from lab.results import StrategyResult
 from lab.runner import Lab, QuestionResult, RunConfig
+from lab.verdict import TIE, case_verdict
 from llm import PRESETS, Backend, LLMError, ModelFileError, Settings, connect
 
 st.set_page_config(page_title="Detective RAG lab", layout="wide")
@@ -537,6 +538,15 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
     report = st.session_state.get("report")
     if not report or report["case"]["fingerprint"] != lab.case.fingerprint:
         return
+    k = report["settings"]["top_k"]
+    verdict = case_verdict(report)
+    if verdict:
+        st.markdown("**Verdict for this case**\n\n" + "\n".join(f"- {md(v.sentence(k))}" for v in verdict))
+        st.caption(f"Recall@{k}: the share of a question's gold documents (the ones its answer needs) among the "
+                   f"{k} passages a strategy retrieved, averaged over the questions of each type. Leads under "
+                   f"{TIE} are called ties; with a few questions a type, one question moves a mean a lot. Key "
+                   "facts: an answer counts as correct when it states the expected answer's facts (names, times, "
+                   "amounts), however worded; strict: only when it contains the expected answer word for word.")
     rows = []
     for q in report["questions"]:
         row = {"id": q["id"], "type": q["type"], "question": q["question"]}
@@ -552,7 +562,6 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
     st.markdown("**Why they differ, question by question**")
     st.markdown("\n".join(f"- **{md(q['id'])}**: {md(' '.join(q['differences']) or 'no difference to explain.')}"
                            for q in report["questions"]))
-    k = report["settings"]["top_k"]
     by_type = pd.DataFrame([{"strategy": n, "question type": t, f"Recall@{k}": v}
                             for n, m in report["summary"].items() for t, v in m["recall_by_type"].items()])
     scores = pd.DataFrame([{"strategy": n, "measure": label, "value": m[key]} for n, m in report["summary"].items()
@@ -594,9 +603,9 @@ def grouped_bars(data: pd.DataFrame, group: str, value: str) -> alt.Chart:
 
 def main() -> None:
     st.title("Detective RAG lab")
-    st.markdown("Why does knowledge-graph retrieval (**HippoRAG**) beat plain vector search (**naive RAG**) on "
-                "questions that need several documents, and when does it not? Walk through the cells top to "
-                "bottom.")
+    st.markdown("When does knowledge-graph retrieval (**HippoRAG** and the other graph strategies) beat plain vector "
+                "search (**naive RAG**) on questions that need several documents, and when does it not? Walk "
+                "through the cells top to bottom; cell 6 gives this case's verdict.")
     try:
         settings, config = sidebar()
     except (ValueError, KeyError) as exc:

@@ -10,6 +10,7 @@ from core.contract import BuildReport
 
 from . import metrics
 from .runner import Lab, QuestionResult, RunConfig
+from .verdict import case_verdict
 
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 REPORT_VERSION = 2
@@ -129,6 +130,9 @@ def to_markdown(report: dict) -> str:
         values = ", ".join(f"{k} {_fmt(v)}" for k, v in report["params"].get(name, {}).items())
         if values:
             lines.append(f"- {name} parameters: {_cell(values)}")
+    verdict = case_verdict(report)
+    if verdict:
+        lines += ["", "## Verdict", ""] + [f"- {_cell(v.sentence(s['top_k']))}" for v in verdict]
     lines += ["", "## Summary", "",
              "| strategy | Recall@k | answer accuracy (key facts) | strict accuracy | no answer | answer F1 | judge | "
              "judge agrees | median retrieval ms (no LLM) | median LLM ms | median answer ms |",

@@ -70,6 +70,10 @@ def test_retrieval_only_run_needs_no_chat_model(base_settings, tmp_path):
     validate_report(report)
     assert report["settings"]["backend"] == "none"
     assert all(r["answer"] is None for q in report["questions"] for r in q["results"].values())
+    # The Markdown report opens with the case's verdict: a line per question type, naming who leads.
+    verdict = to_markdown(report).split("## Verdict", 1)[1].split("##", 1)[0]
+    assert {line.split(":")[0] for line in verdict.strip().splitlines()} == \
+        {f"- {t}" for t in {q["type"] for q in report["questions"]}}
     # Retrieval only: the optional LLM steps are off unless asked for, and the explanation says so.
     result = report["questions"][0]["results"]["hipporag"]
     assert result["params"]["llm_filter"] is False
