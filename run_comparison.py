@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import tempfile
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -291,29 +292,36 @@ def print_params() -> None:
             print("  (no parameters)")
 
 
+def shown(text: object) -> str:
+    """Document or model text as the terminal may print it: control characters (ANSI escapes, a bell, a carriage
+    return that rewrites the line) become visible escapes instead of acting on the terminal."""
+    return "".join(ch if ch == "\n" or unicodedata.category(ch) not in ("Cc", "Cf") else repr(ch)[1:-1]
+                   for ch in str(text))
+
+
 def print_questions(report: dict, case) -> None:
     for q in report["questions"]:
         gold = set(q["supporting_docs"])
-        print(f"\n{q['id']} [{q['type']}] {q['question']}")
+        print(f"\n{shown(q['id'])} [{shown(q['type'])}] {shown(q['question'])}")
         if q["expected_answer"]:
-            print(f"  expected: {q['expected_answer']}  (gold: {', '.join(q['supporting_docs']) or '-'})")
+            print(f"  expected: {shown(q['expected_answer'])}  (gold: {shown(', '.join(q['supporting_docs']) or '-')})")
         if q.get("expansions"):
-            print(f"  expansion: {' | '.join(q['expansions'])}")
+            print(f"  expansion: {shown(' | '.join(q['expansions']))}")
         for name, r in q["results"].items():
             recall = "" if r["recall"] is None else f"  recall {r['recall']:.2f}"
             print(f"  {name}:{recall}  ({r['retrieval_ms']:.0f} ms)")
             for pid, score in zip(r["passages"], r["scores"], strict=True):
                 p = case.passage(pid)
                 mark = "*" if p.doc_id in gold else " "
-                print(f"   {mark} {pid:<8} {score:8.4f}  {p.title}")
+                print(f"   {mark} {shown(pid):<8} {score:8.4f}  {shown(p.title)}")
             if r["answer"] is not None:
                 verdict = {True: "correct", False: "wrong", None: "not graded"}[r["answer_correct"]]
-                print(f"    answer ({verdict}): {r['answer']}")
+                print(f"    answer ({verdict}): {shown(r['answer'])}")
 
 
 def print_summary(report: dict) -> None:
     k = report["settings"]["top_k"]
-    print(f"\nSummary ({report['case']['title']}, top-{k}; accuracy by key facts, strict = whole-answer match):")
+    print(f"\nSummary ({shown(report['case']['title'])}, top-{k}; accuracy by key facts, strict = whole-answer match):")
     print(f"  {'strategy':<13} {'Recall@' + str(k):>9} {'accuracy':>9} {'strict':>7} {'no answer':>10} "
           f"{'retrieval ms':>13} {'LLM ms':>9}  recall by type")
     for name, m in report["summary"].items():

@@ -186,6 +186,16 @@ def _item(index: int, obj: Any) -> str:
     return f"item {index}"
 
 
+_ID_KEYS = {"id", "doc_id"}
+
+
+def clean_id(value: str) -> str:
+    """An id as it is compared: NFC ("Zoë" typed either way is one id), without zero-width or control characters
+    (look-alike ids that differ only by them would otherwise coexist)."""
+    text = unicodedata.normalize("NFC", value)
+    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf")).strip()
+
+
 def _string(c: _Collector, fname: str, item: str, obj: dict, key: str, required: bool = True,
             max_chars: int | None = None) -> str | None:
     if key not in obj or obj[key] is None:
@@ -193,7 +203,7 @@ def _string(c: _Collector, fname: str, item: str, obj: dict, key: str, required:
             c.add(fname, item, key, "missing")
         return None
     value = obj[key]
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and key == "id":
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and key in _ID_KEYS:
         if not math.isfinite(value):
             c.add(fname, item, key, f"{value} is not an id; use a string or a whole number")
             return None
@@ -207,6 +217,12 @@ def _string(c: _Collector, fname: str, item: str, obj: dict, key: str, required:
     if max_chars is not None and len(value) > max_chars:
         c.add(fname, item, key, f"{len(value):,} characters; the limit is {max_chars:,}")
         return None
+    if key in _ID_KEYS:
+        cleaned = clean_id(value)
+        if required and not cleaned:
+            c.add(fname, item, key, "only invisible or control characters")
+            return None
+        return cleaned
     return unicodedata.normalize("NFC", value.strip())
 
 
@@ -258,13 +274,16 @@ def _id_list(c: _Collector, fname: str, item: str, obj: dict, key: str, doc_ids:
     value = obj.get(key, [])
     if value is None:
         return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        c.add(fname, item, key, "expected an array of document ids (strings)")
+    whole = (int,)   # numeric ids are accepted here as they are for documents
+    if not isinstance(value, list) or not all(isinstance(v, (str, *whole)) and not isinstance(v, bool)
+                                              for v in value):
+        c.add(fname, item, key, "expected an array of document ids (strings or whole numbers)")
         return ()
-    for v in value:
+    ids = tuple(clean_id(str(v)) for v in value)
+    for v in ids:
         if v not in doc_ids:
             c.add(fname, item, key, f"names unknown document {v!r}")
-    return tuple(value)
+    return ids
 
 
 def _questions(c: _Collector, raw: Any, doc_ids: set[str]) -> list[Question]:

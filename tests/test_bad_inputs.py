@@ -142,6 +142,17 @@ ROWS: list[Row] = [
     Row("question-unknown-doc", "case file", "a question whose supporting document does not exist", VALIDATE, 1,
         r"questions\.json.*'B1'.*supporting_docs.*'G9'", tool="validate",
         prepare=files(questions=[{**BRIDGE_QUESTION, "supporting_docs": ["G1", "G9"]}])),
+    Row("nfd-supporting-doc", "case file", "supporting_docs naming a document 'Zoë' typed in NFD (said unknown "
+        "although it looks identical)", VALIDATE, 0, r"OK: .*questions:\s+1", tool="validate",
+        prepare=files(docs=[{**BRIDGE_DOCS[0], "id": "Zo\u00eb"}, *BRIDGE_DOCS[1:]],
+                      questions=[{**BRIDGE_QUESTION, "supporting_docs": ["Zoe\u0308"]}], triples=False)),
+    Row("numeric-supporting-doc", "case file", "numeric ids in supporting_docs (accepted for documents, refused "
+        "here)", VALIDATE, 0, r"OK: .*questions:\s+1", tool="validate",
+        prepare=files(docs=[{**BRIDGE_DOCS[0], "id": 17}, *BRIDGE_DOCS[1:]],
+                      questions=[{**BRIDGE_QUESTION, "supporting_docs": [17]}], triples=False)),
+    Row("zero-width-id", "case file", "two documents 'G1' and 'G1' with a zero-width space (they coexisted as "
+        "look-alikes)", VALIDATE, 1, r"duplicate", tool="validate",
+        prepare=files(docs=[*BRIDGE_DOCS, {**BRIDGE_DOCS[0], "id": "G1\u200b"}], triples=False)),
     Row("question-no-text", "case file", "a question without its text", VALIDATE, 1,
         r"questions\.json.*'B1'.*question.*missing", tool="validate",
         prepare=files(questions=[{k: v for k, v in BRIDGE_QUESTION.items() if k != "question"}])),
@@ -301,6 +312,9 @@ ROWS: list[Row] = [
                                                              and "Basic " in srv.headers[-1].get("Authorization", ""),
                                                              "the key reached the report, or was not sent")),
 
+    Row("ansi-in-document", "case file", "a document title with raw ANSI escape codes (they acted on the terminal)",
+        ["--case", "{case}", "--retrieval-only", "--strategies", "naive", "--top-k", "3"], 0, r"\\x1b\[2J",
+        prepare=files(docs=doc(title="Founding\x1b[2J\x1b[31mRED")), never="\x1b"),
     # Model servers (a loopback server scripts what a real one does only on a bad day).
     Row("bad-api-key", "model server", "a server that answers 401", ANSWERS, 3,
         r"rejected the API key.*invalid api key", env={"LLM_BACKEND": "openai", "LLM_API_KEY": "wrong"},
