@@ -25,7 +25,7 @@ from kg.build import NLP_ABOVE_PASSAGES, extraction_estimate, triples_source
 from lab import registry
 from lab.report import build_report, describe_build, to_markdown
 from lab.runner import Lab, RunConfig
-from llm import AuthenticationFailed, LLMError, ModelFileError, ModelNotFound, Settings, connect, embedder_only
+from llm import AuthenticationFailed, EndpointNotFound, LLMError, ModelFileError, ModelNotFound, Settings, connect, embedder_only
 
 
 def parse_args(argv):
@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
             print(backend.describe())
         else:
             backend, embedder = None, embedder_only(settings)
-            print(f"backend: none needed (retrieval only, triples without an LLM); embeddings {embedder.name}")
+            print(f"backend: none needed (retrieval only, no LLM step); embeddings {embedder.name}")
     except (LLMError, ModelFileError) as exc:
         return fail(3, f"no model backend: {exc}")
     except ValueError as exc:
@@ -222,9 +222,11 @@ def run(args: argparse.Namespace) -> int:
         results = lab.evaluate(questions, progress=lambda i, n, r: bar.update(1) if bar else None)
         if bar:
             bar.close()
-    except (AuthenticationFailed, ModelNotFound) as exc:   # running again cannot help: the settings must change
-        return fail(3, f"the model backend refused the run ({exc}). Check the API key and model name; what was "
-                       f"computed so far is cached.")
+    except (AuthenticationFailed, ModelNotFound, EndpointNotFound) as exc:   # the settings must change, not the luck
+        what = {AuthenticationFailed: "the API key (LLM_API_KEY)", ModelNotFound: "the model name (--model)",
+                EndpointNotFound: "the base URL (LLM_BASE_URL, usually ending in /v1)"}[type(exc)]
+        return fail(3, f"the model backend refused the run ({exc}). Check {what}; what was computed so far is "
+                       f"cached.")
     except (LLMError, ModelFileError) as exc:
         return fail(3, f"the model backend failed mid-run ({exc}). Everything computed so far is cached; "
                        f"run the same command again to continue.")

@@ -49,20 +49,38 @@ def spacy_mentions(passages: Sequence[Passage], folder: Path, nlp_factory=load_s
     key = hashlib.sha256(json.dumps([SPACY_MODEL, texts]).encode()).hexdigest()[:20]
     path = folder / f"ner-{key}.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if _well_formed(saved, texts):
+            return saved
+        log.warning("saved mentions %s do not have the expected shape (text -> [[entity, label], ...] for every "
+                    "passage); running NER again", path)
     except FileNotFoundError:
         pass
     except (OSError, ValueError) as exc:
         log.warning("saved mentions %s are unreadable (%s); running NER again", path, exc)
     nlp = nlp_factory()
+    processes = 2 if sum(map(len, texts)) > 200_000 else 1   # worker start-up only pays on a large case
     found = {text: [(e.text.strip(), e.label_) for e in doc.ents]
-             for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True)}
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".json.tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(found, fh, ensure_ascii=False)
-    os.replace(tmp, path)   # whole or not at all
+             for text, doc in zip(texts, nlp.pipe(texts, batch_size=64, n_process=processes), strict=True)}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".json.tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(found, fh, ensure_ascii=False)
+            os.replace(tmp, path)   # whole or not at all
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    except OSError as exc:   # a file where the folder should be, a full disk: the mentions still serve this run
+        log.warning("cannot save the NER mentions in %s (%s): they are used for this run and computed again "
+                    "next time; make it a writable folder", folder, exc.strerror or exc)
     return found
+
+
+def _well_formed(saved: object, texts: Sequence[str]) -> bool:
+    return isinstance(saved, dict) and all(
+        isinstance(saved.get(t), list) and all(isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)
+                                               for m in saved[t]) for t in texts)
 
 
 def phrase_mentions(passages: Sequence[Passage], phrases: Sequence[str],

@@ -111,7 +111,8 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
 def missing_triples(case: Case, triples: str) -> str:
     """Why ``--triples`` cannot be met by the case (precomputed triples it does not have), or ''."""
     if triples.startswith("precomputed") and not case.triples:
-        return f"--triples {triples}: the case {case.name!r} has no triples.json (use --triples nlp, llm or auto)"
+        return (f"--triples {triples}: the case {case.name!r} has no triples (no triples.json, or an empty one); use "
+                "--triples nlp (spaCy, no LLM), llm or auto")
     return ""
 
 

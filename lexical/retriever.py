@@ -18,5 +18,6 @@ class BM25Retriever:
         with ex.stage("search"):
             hits = self.index.search(text, top_k)
         if not hits:
-            ex.fallback = "no searchable word in the question"
+            ex.fallback = ("no word of the question occurs in any passage" if self.index.tokens(text)
+                           else "no searchable word in the question")
         return Retrieval(hits, ex)

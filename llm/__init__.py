@@ -6,6 +6,7 @@ from .embedders import Embedder
 from .errors import (
                      AuthenticationFailed,
                      BadResponse,
+                     EndpointNotFound,
                      LLMError,
                      ModelFileError,
                      ModelNotFound,
@@ -17,7 +18,7 @@ from .settings import PRESETS, Settings
 from .structured import JSONResult, chat_json, select_relevant
 
 __all__ = [
-    "AuthenticationFailed", "Backend", "BadResponse", "ChatResult", "Embedder", "JSONExtractionError",
+    "AuthenticationFailed", "Backend", "BadResponse", "ChatResult", "Embedder", "EndpointNotFound", "JSONExtractionError",
     "JSONResult", "LLMError", "ModelFileError", "ModelNotFound", "OpenAIClient", "PRESETS", "RequestTimeout",
     "ServerUnavailable", "Settings", "chat_json", "select_relevant", "connect", "embedder_only", "extract_json", "strip_think",
 ]

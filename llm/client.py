@@ -20,7 +20,15 @@ import requests
 import urllib3
 
 from .cache import ResponseCache, cache_key
-from .errors import AuthenticationFailed, BadResponse, LLMError, ModelNotFound, RequestTimeout, ServerUnavailable
+from .errors import (
+    AuthenticationFailed,
+    BadResponse,
+    EndpointNotFound,
+    LLMError,
+    ModelNotFound,
+    RequestTimeout,
+    ServerUnavailable,
+)
 from .jsonparse import strip_think
 from .settings import public_url, url_credentials
 
@@ -74,6 +82,11 @@ def _cut(resp: requests.Response, expired: threading.Event) -> None:
             resp.close()
     except OSError:
         pass
+
+
+# Characters kept per requested token: English runs ~4 a token, so 12 is room for any tokenizer, and a reply
+# past it came from a server that did not honour max_tokens.
+CHARS_PER_TOKEN_CAP = 12
 
 
 class OpenAIClient:
@@ -164,6 +177,11 @@ class OpenAIClient:
                 raise
         elapsed = (time.perf_counter() - started) * 1000
         text = self._message_text(body, model)
+        limit = max_tokens * CHARS_PER_TOKEN_CAP
+        if len(text) > limit:   # a server that ignores max_tokens: keep what the limit allows, say so
+            log.warning("%s sent %d characters for max_tokens=%d; kept the first %d", self.base_url, len(text),
+                        max_tokens, limit)
+            text = text[:limit]
         reply: dict = body if isinstance(body, dict) else {}
         usage: dict = reply["usage"] if isinstance(reply.get("usage"), dict) else {}
         details: dict = usage["prompt_tokens_details"] if isinstance(usage.get("prompt_tokens_details"), dict) else {}
@@ -216,7 +234,12 @@ class OpenAIClient:
             message = body["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
             raise BadResponse("chat response has no choices[0].message", url=self.base_url, model=model) from None
+        if not isinstance(message, dict):
+            raise BadResponse("chat response's choices[0].message is not an object", url=self.base_url, model=model)
         content = message.get("content") or ""
+        if not content and message.get("tool_calls"):
+            raise BadResponse("the model answered with a tool call, not text (this project asks for none): use a "
+                              "chat model without forced tool use", url=self.base_url, model=model)
         text = strip_think(content) if isinstance(content, str) else ""
         if not text:
             # Reasoning models sometimes put everything in reasoning_content and leave content empty.
@@ -395,9 +418,12 @@ class OpenAIClient:
         if status in (401, 403):
             return AuthenticationFailed(f"HTTP {status}: the server rejected the API key: {message}",
                                         url=url, model=model, status=status)
-        if status == 404 or ("model" in lowered and ("not found" in lowered or "does not exist" in lowered
-                                                     or "not loaded" in lowered)):
+        if "model" in lowered and ("not found" in lowered or "does not exist" in lowered or "not loaded" in lowered):
             return ModelNotFound(f"HTTP {status}: {message}", url=url, model=model, status=status)
+        if status == 404:
+            return EndpointNotFound(f"HTTP 404: the server has no {url.rsplit('/v1', 1)[-1] or url} ({message}); "
+                                    "check the base URL, which usually ends in /v1", url=url, model=model,
+                                    status=status)
         return BadResponse(f"HTTP {status}: {message}", url=url, model=model, status=status)
 
 
@@ -414,6 +440,9 @@ def _transport_error(exc: Exception, url: str, timed_out: str, model: str = "") 
     text says so), else a server that cannot be reached."""
     if isinstance(exc, requests.exceptions.Timeout) or "timed out" in str(exc).lower():
         return RequestTimeout(timed_out, url=url, model=model)
+    if isinstance(exc, (requests.exceptions.ContentDecodingError, urllib3.exceptions.DecodeError)):
+        return BadResponse(f"the server's reply could not be decoded ({_reason(exc)}): it answered, but with a "
+                           "damaged body (a broken gzip stream, say)", url=url, model=model)
     return ServerUnavailable(_reason(exc), url=url)
 
 

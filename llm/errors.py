@@ -31,5 +31,9 @@ class BadResponse(LLMError):
     """The server answered with an error status or a body we cannot read."""
 
 
+class EndpointNotFound(BadResponse):
+    """HTTP 404 for an endpoint, not a model: the base URL is wrong (it usually ends in /v1)."""
+
+
 class ModelFileError(RuntimeError):
     """The embedded model's GGUF file is missing, incomplete or fails its checksum."""

@@ -219,7 +219,10 @@ ROWS: list[Row] = [
         ["--case", "{case}", "--retrieval-only", "--strategies", "naive", "--graphml", "{tmp}/g.graphml"], 2,
         r"--graphml: no selected strategy builds a knowledge graph", prepare=files(), after=no_index_written),
     Row("precomputed-missing", "flag", "--triples precomputed on a case without triples.json (failed after 103 s)",
-        RETRIEVE, 2, r"--triples precomputed: the case .* has no triples\.json", prepare=files(triples=False),
+        RETRIEVE, 2, r"--triples precomputed: the case .* has no triples \(no triples\.json", prepare=files(triples=False),
+        after=no_index_written),
+    Row("empty-triples", "flag", "--triples precomputed with an empty triples.json (said to be missing)", RETRIEVE, 2,
+        r"has no triples \(no triples\.json, or an empty one\).*--triples nlp", prepare=files(triples=[]),
         after=no_index_written),
     Row("unknown-plugin", "flag", "--plugin naming a module that does not exist",
         [*RETRIEVE, "--plugin", "no_such_plugin_module"], 2, r"no_such_plugin_module", prepare=files()),
@@ -269,6 +272,14 @@ ROWS: list[Row] = [
         r"the Chroma folder .*chroma cannot be used.*rm -rf",
         prepare=lambda tmp: (case_files(tmp), first_run(tmp),
                              (tmp / "data" / "chroma" / "chroma.sqlite3").write_bytes(os.urandom(8192)))),
+    Row("hubmesh-not-a-folder", "storage", "data/hubmesh is a file (a FileExistsError traceback)",
+        ["--case", "{case}", "--retrieval-only", "--strategies", "hubmesh", "--quiet"], 0,
+        r"cannot save the NER mentions in .*hubmesh.*used for this run",
+        prepare=lambda tmp: (case_files(tmp), (tmp / "data").mkdir(), (tmp / "data" / "hubmesh").write_text("x"))),
+    Row("hubmesh-ner-wrong-shape", "storage", "a saved NER file of the wrong shape (it silently gave 0 entities)",
+        ["--case", "{case}", "--retrieval-only", "--strategies", "hubmesh"], 0,
+        r"(?=.*do not have the expected shape)(?=.*hubmesh entity graph: built .* [1-9]\d* entities)",
+        prepare=lambda tmp: (case_files(tmp), wrong_ner_file(tmp))),
     Row("graphs-not-a-folder", "storage", "graphs/ is a file, so the graph cannot be saved (it was lost after the "
         "whole build)", RETRIEVE, 0, r"cannot save the graph in .*graphs .*used for this run only",
         prepare=lambda tmp: (case_files(tmp), (tmp / "data").mkdir(), (tmp / "data" / "graphs").write_text("x"))),
@@ -356,6 +367,18 @@ ROWS: list[Row] = [
 
 def _raise(error: type[BaseException]) -> None:
     raise error
+
+
+def wrong_ner_file(tmp: Path) -> None:
+    """The NER file hubmesh would load for this case, holding an object of the wrong shape."""
+    import hashlib
+
+    from casebook.loader import load_case
+    from kg.nlp import SPACY_MODEL
+    texts = sorted({p.text for p in load_case(tmp / "case").passages})
+    key = hashlib.sha256(json.dumps([SPACY_MODEL, texts]).encode()).hexdigest()[:20]
+    (tmp / "data" / "hubmesh").mkdir(parents=True)
+    (tmp / "data" / "hubmesh" / f"ner-{key}.json").write_text(json.dumps({"entities": 3}))
 
 
 def _assert(ok: bool, message: str) -> None:

@@ -273,3 +273,43 @@ def test_credentials_in_the_base_url_are_sent_as_basic_auth_and_never_shown(faul
         client.chat(ASK, model="m1")
     assert "s3cret" not in str(err.value)
     assert fault_server.headers[-1]["Authorization"].startswith("Basic ")
+
+
+def test_a_tool_call_instead_of_text_is_an_error_not_an_empty_answer(fault_server):
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]}}]}
+    fault_server.script = [reply(200, body)]
+    with pytest.raises(BadResponse, match="tool call"):
+        client_for(fault_server).chat(ASK, model="m1")
+
+
+def test_a_reply_far_past_max_tokens_is_cut_to_what_it_allows(fault_server, tmp_path, caplog):
+    from llm.cache import ResponseCache
+    from llm.client import CHARS_PER_TOKEN_CAP
+    fault_server.script = [reply(200, chat_body("x" * 1_000_000))]
+    c = client_for(fault_server, cache=ResponseCache(tmp_path / "r.sqlite"))
+    result = c.chat(ASK, model="m1", max_tokens=200)
+    assert len(result.text) == 200 * CHARS_PER_TOKEN_CAP and "max_tokens=200" in caplog.text
+    assert len(c.chat(ASK, model="m1", max_tokens=200).text) == 200 * CHARS_PER_TOKEN_CAP   # what was cached
+
+
+def test_a_404_for_the_endpoint_says_to_check_the_base_url(fault_server):
+    from llm import EndpointNotFound
+    fault_server.script = [reply(404, {"error": {"message": "Not Found"}})]
+    with pytest.raises(EndpointNotFound, match="ends in /v1"):
+        client_for(fault_server).chat(ASK, model="m1")
+
+
+def test_a_damaged_gzip_body_is_not_called_an_unreachable_server(fault_server):
+    def broken(h, _req):
+        data = b"\x1f\x8b\x08\x00 not really gzip at all"
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Encoding", "gzip")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
+    fault_server.script = [broken]
+    with pytest.raises(BadResponse, match="could not be decoded") as err:
+        client_for(fault_server, max_retries=0).chat(ASK, model="m1")
+    assert not isinstance(err.value, ServerUnavailable)

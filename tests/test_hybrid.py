@@ -38,3 +38,14 @@ def test_hybrid_explains_both_ranks(tmp_path):
     dense_only = lab.ask(case.questions[0], RunConfig(strategies=("hybrid",), retrieval_only=True,
                                                       params={"hybrid": {"bm25_weight": 0.0}}))
     assert "BM25 weight 0.0" in dense_only.results["hybrid"].explanation.method
+
+
+def test_bm25_returns_nothing_rather_than_score_zero_passages_and_says_why(tmp_path):
+    case = make_case(DOCS, [{"id": "Q", "question": "真珠はどこ?", "supporting_docs": ["P1"]}])
+    lab = Lab(case, Settings(cache_enabled=False), RunConfig(strategies=("bm25",), retrieval_only=True),
+              embedder=embedder_only(Settings(cache_enabled=False)), storage=Storage(data_dir=tmp_path))
+    lab.build()
+    cjk = lab.ask(case.questions[0]).results["bm25"]
+    assert cjk.passages == [] and "no word of the question occurs" in cjk.explanation.fallback
+    emoji = lab.ask("🔍🕵️").results["bm25"]
+    assert emoji.passages == [] and emoji.explanation.fallback == "no searchable word in the question"
