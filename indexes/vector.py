@@ -62,7 +62,20 @@ def open_chroma(storage: Storage):
 _OPENING = threading.Lock()
 
 
+def _trouble(exc: BaseException) -> str:
+    """What is wrong with the storage, when it is not the files themselves: a full disk, a lock, an I/O error."""
+    text = str(exc).lower()
+    for needle, what in (("full", "the disk is full"), ("no space", "the disk is full"),
+                         ("locked", "another process holds it locked"), ("disk i/o", "a disk I/O error")):
+        if needle in text:
+            return what
+    return ""
+
+
 def _rebuild_hint(folder: Path, exc: Exception) -> str:
+    if trouble := _trouble(exc):
+        return (f"the Chroma folder {folder} cannot be written now ({trouble}); nothing was deleted and the index "
+                "is as it was: free space (or wait for the other process) and run again")
     if folder.is_dir() and not os.access(folder, os.W_OK):
         return (f"the Chroma folder {folder} is read-only ({type(exc).__name__}); make it writable, or set "
                 "DETECTIVE_DATA_DIR to a writable folder")
@@ -131,6 +144,8 @@ class VectorIndex:
         except Exception as exc:   # chromadb raises InternalError and others on damaged segment files
             if not type(exc).__module__.startswith("chromadb"):
                 raise   # an embedder's failure says nothing about the collection: keep it
+            if _trouble(exc):   # a full disk or a lock says nothing about the files either: never drop them
+                raise IndexStoreError(_rebuild_hint(self._folder, exc)) from None
             log.warning("the vector index %s cannot be read (%s: %s); building it again", self.name,
                         type(exc).__name__, str(exc)[:200])
             try:

@@ -74,7 +74,7 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
                                         ensure_ascii=False).encode()).hexdigest()[:16] if precomputed is not None else ""
     key = graph_key(fingerprint, source, extraction_model if source.startswith("llm:") else "", embedder.name,
                     triples=triples)
-    graph = load_graph(folder, key)
+    graph = load_graph(folder, key, [p.id for p in passages])
     if graph is not None:
         return GraphBuild(graph=graph, key=key, loaded=True, triples_source=source,
                           elapsed_ms=(time.perf_counter() - started) * 1000)

@@ -440,13 +440,17 @@ def save_graph(graph: KnowledgeGraph, folder: Path, key: str) -> None:
            "facts": [[f.subject, f.relation, f.object, f.passages] for f in graph.facts],
            "synonyms": graph.synonyms, "embed_model": graph.embed_model, "meta": graph.meta}
     npz_tmp = _tmp(folder, ".npz")
-    with open(npz_tmp, "wb") as fh:
-        np.savez(fh, phrases=graph.phrase_vectors, facts=graph.fact_vectors, passages=graph.passage_vectors)
-    json_tmp = _tmp(folder, ".json")
-    with open(json_tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, ensure_ascii=False)
-    os.replace(npz_tmp, folder / f"{key}.npz")
-    os.replace(json_tmp, folder / f"{key}.json")  # last: its presence means both files are complete
+    json_tmp = npz_tmp.with_suffix(".json.tmp")
+    try:
+        with open(npz_tmp, "wb") as fh:
+            np.savez(fh, phrases=graph.phrase_vectors, facts=graph.fact_vectors, passages=graph.passage_vectors)
+        with open(json_tmp, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, ensure_ascii=False)
+        os.replace(npz_tmp, folder / f"{key}.npz")
+        os.replace(json_tmp, folder / f"{key}.json")  # last: its presence means both files are complete
+    finally:   # a full disk or a crash mid-write leaves no temp file behind
+        npz_tmp.unlink(missing_ok=True)
+        json_tmp.unlink(missing_ok=True)
 
 
 def _inconsistency(g: KnowledgeGraph) -> str:
@@ -466,14 +470,15 @@ def _inconsistency(g: KnowledgeGraph) -> str:
     return ""
 
 
-def _tmp(folder: Path, suffix: str) -> str:
+def _tmp(folder: Path, suffix: str) -> Path:
     fd, name = tempfile.mkstemp(dir=folder, suffix=suffix + ".tmp")
     os.close(fd)
-    return name
+    return Path(name)
 
 
-def load_graph(folder: Path, key: str) -> KnowledgeGraph | None:
-    """The saved graph, or None if there is none (or it is unreadable: then it is rebuilt)."""
+def load_graph(folder: Path, key: str, passage_ids: Sequence[str] | None = None) -> KnowledgeGraph | None:
+    """The saved graph, or None if there is none (or it is unreadable, or built over other passages than
+    ``passage_ids``, such as a file copied or linked from another case's: then it is rebuilt)."""
     jpath, npath = folder / f"{key}.json", folder / f"{key}.npz"
     if not (jpath.exists() and npath.exists()):
         return None
@@ -491,6 +496,8 @@ def load_graph(folder: Path, key: str) -> KnowledgeGraph | None:
             fact_vectors=vectors["facts"], passage_vectors=vectors["passages"], embed_model=doc["embed_model"],
             meta=doc.get("meta", {}))
         problem = _inconsistency(graph)
+        if not problem and passage_ids is not None and list(passage_ids) != graph.passage_ids:
+            problem = "built over other passages than this case's (copied or linked from another case?)"
     except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile) as exc:
         problem = f"unreadable ({type(exc).__name__}: {exc})"
     if problem:

@@ -280,6 +280,17 @@ ROWS: list[Row] = [
         ["--case", "{case}", "--retrieval-only", "--strategies", "hubmesh"], 0,
         r"(?=.*do not have the expected shape)(?=.*hubmesh entity graph: built .* [1-9]\d* entities)",
         prepare=lambda tmp: (case_files(tmp), wrong_ner_file(tmp))),
+    Row("foreign-graph", "storage", "a saved graph that is another case's (loaded, then a KeyError)", RETRIEVE, 0,
+        r"saved graph .* is built over other passages than this case's",
+        prepare=lambda tmp: (case_files(tmp), first_run(tmp), foreign_graph(tmp))),
+    Row("chroma-disk-full", "storage", "the disk fills while the vector index is updated (the healthy index was "
+        "dropped, with advice to rm -rf it)", RETRIEVE, 2,
+        r"cannot be written now \(the disk is full\); nothing was deleted", never=r"rm -rf",
+        prepare=lambda tmp: (case_files(tmp), first_run(tmp), case_files(tmp, docs=doc(text="Orla Vance founded "
+                                                                                        "the foundry in 1881."))),
+        during=lambda mp: mp.setattr("chromadb.api.models.Collection.Collection.upsert",
+                                     lambda *a, **k: _raise(_chroma_full())),
+        after=lambda tmp, out, srv: _assert(chroma_rows(tmp) == len(BRIDGE_DOCS), "the index lost passages")),
     Row("graphs-not-a-folder", "storage", "graphs/ is a file, so the graph cannot be saved (it was lost after the "
         "whole build)", RETRIEVE, 0, r"cannot save the graph in .*graphs .*used for this run only",
         prepare=lambda tmp: (case_files(tmp), (tmp / "data").mkdir(), (tmp / "data" / "graphs").write_text("x"))),
@@ -410,6 +421,27 @@ def first_run(tmp: Path, other_folder: bool = False, expect: str = "") -> None:
 def cut_half(tmp: Path, pattern: str) -> None:
     for f in (tmp / "data" / "graphs").glob(pattern):
         f.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
+
+
+def _chroma_full() -> Exception:
+    from chromadb.errors import InternalError
+    return InternalError("Error executing plan: database or disk is full")
+
+
+def chroma_rows(tmp: Path) -> int:
+    with sqlite3.connect(tmp / "data" / "chroma" / "chroma.sqlite3") as con:
+        return con.execute("select count(*) from embeddings").fetchone()[0]
+
+
+def foreign_graph(tmp: Path) -> None:
+    """The saved graph's file replaced by another case's: consistent in itself, over passages this case lacks."""
+    for f in (tmp / "data" / "graphs").glob("*.json"):
+        doc = json.loads(f.read_text(encoding="utf-8"))
+        rename = {pid: f"other-{pid}" for pid in doc["passage_ids"]}
+        doc["passage_ids"] = [rename[p] for p in doc["passage_ids"]]
+        doc["phrase_passages"] = [[rename[p] for p in ps] for ps in doc["phrase_passages"]]
+        doc["facts"] = [[s, r, o, [rename[p] for p in ps]] for s, r, o, ps in doc["facts"]]
+        f.write_text(json.dumps(doc), encoding="utf-8")
 
 
 def break_graph_json(tmp: Path) -> None:
