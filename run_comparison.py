@@ -19,13 +19,24 @@ from casebook import catalog
 from casebook.loader import CaseError, load_case
 from core.contract import TRIPLE_SOURCES
 from core.storage import Storage
-from core.types import ProgressUpdate, Question
+from core.types import Case, ProgressUpdate, Question
 from kg import KNOWLEDGE_GRAPH, missing_triples
 from kg.build import NLP_ABOVE_PASSAGES, extraction_estimate, triples_source
 from lab import registry
 from lab.report import build_report, describe_build, to_markdown
 from lab.runner import Lab, RunConfig
-from llm import AuthenticationFailed, EndpointNotFound, LLMError, ModelFileError, ModelNotFound, Settings, connect, embedder_only
+from llm import (
+    AuthenticationFailed,
+    Backend,
+    Embedder,
+    EndpointNotFound,
+    LLMError,
+    ModelFileError,
+    ModelNotFound,
+    Settings,
+    connect,
+    embedder_only,
+)
 
 
 def parse_args(argv):
@@ -122,14 +133,54 @@ def main(argv=None) -> int:
         return 130
 
 
+class Stop(Exception):
+    """End the run with this exit code and message (printed as an error; nothing is written)."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+OUTPUT_FLAGS = ("--json", "--markdown", "--graphml")
+
+
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    """Validate, connect, build, evaluate, write: each step stops the run with a clear message if it cannot."""
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        if args.list_params:
+            load_plugins(args)
+            print_params()
+            return 0
+        settings, storage, config, case = setup(args)
+        questions = preflight(args, case, config, settings, storage)
+        backend, embedder = connect_backend(config, case, settings)
+        lab, results = build_and_evaluate(args, case, config, settings, storage, backend, embedder, questions)
+        if results is None:
+            return 0
+        report = build_report(lab, results)
+        if not args.quiet:
+            print_questions(report, case)
+        print_summary(report)
+        write_reports(args, report)
+    except Stop as stop:
+        return fail(stop.code, stop.message)
+    return 0
+
+
+def load_plugins(args: argparse.Namespace) -> None:
     try:
         for module in args.plugin:
             registry.load_plugin(module)
-        if args.list_params:
-            print_params()
-            return 0
+    except (KeyError, ValueError) as exc:
+        raise Stop(2, exc.args[0] if exc.args else str(exc)) from None
+
+
+def setup(args: argparse.Namespace) -> tuple[Settings, Storage, RunConfig, Case]:
+    """Settings, storage, the run's configuration and the case, each checked."""
+    load_plugins(args)
+    try:
         settings = Settings.from_env().replace(backend=args.backend, base_url=args.base_url, model=args.model,
                                                 extraction_model=args.extraction_model, embed_model=args.embed_model)
         storage = Storage.from_env().replace(chroma_host=args.chroma_host, chroma_port=args.chroma_port)
@@ -139,19 +190,23 @@ def run(args: argparse.Namespace) -> int:
                            workers=args.workers, key_fact_share=args.key_fact_share).with_assignments(args.set)
         case = load_case(catalog.resolve(args.case))
     except CaseError as exc:
-        return fail(2, str(exc))
+        raise Stop(2, str(exc)) from None
     except (KeyError, ValueError) as exc:
-        return fail(2, exc.args[0] if exc.args else str(exc))
-    # Everything that can be checked before the work is checked here, so nothing fails after it.
-    outputs = {flag: path for flag, path in (("--json", args.json), ("--markdown", args.markdown),
-                                             ("--graphml", args.graphml)) if path is not None}
+        raise Stop(2, exc.args[0] if exc.args else str(exc)) from None
+    return settings, storage, config, case
+
+
+def preflight(args: argparse.Namespace, case: Case, config: RunConfig, settings: Settings,
+              storage: Storage) -> list[Question]:
+    """Everything that can be checked before the work, so nothing fails after it; the questions to ask."""
+    outputs = {flag: path for flag, path in zip(OUTPUT_FLAGS, (args.json, args.markdown, args.graphml), strict=True)
+               if path is not None}
     case_home = Path(case.path) if case.path else None
     inputs = {"the case": case_home.parent if case_home and case_home.is_file() else case_home,
               "the index folder": storage.data_dir, "the response cache": settings.cache_dir}
     problem = next((p for p in (
         output_clash(outputs, {k: v for k, v in inputs.items() if v is not None}),
-        *(writable(path, flag) for flag, path in (("--json", args.json), ("--markdown", args.markdown),
-                                                   ("--graphml", args.graphml)) if path is not None),
+        *(writable(path, flag) for flag, path in outputs.items()),
         "--judge grades answers and --retrieval-only makes none: drop one of them"
         if args.judge and args.retrieval_only else None,
         "--ask: the question is empty" if any(not a.strip() for a in args.ask) else None,
@@ -159,34 +214,40 @@ def run(args: argparse.Namespace) -> int:
         if args.graphml and KNOWLEDGE_GRAPH not in config.products() else None,
         missing_triples(case, args.triples)) if p), None)
     if problem:
-        return fail(2, problem)
-
-    questions = case.questions
+        raise Stop(2, problem)
+    questions = list(case.questions)
     if args.questions:
         wanted = [q.strip() for q in args.questions.split(",") if q.strip()]
         known = {q.id: q for q in case.questions}
         missing = [q for q in wanted if q not in known]
         if missing:
-            return fail(2, f"no question {', '.join(map(repr, missing))} in {case.name} (it has {len(known)})")
+            raise Stop(2, f"no question {', '.join(map(repr, missing))} in {case.name} (it has {len(known)})")
         questions = [known[q] for q in wanted]
-    questions = list(questions) + [Question(id=f"ask{i}", text=text, type="free")
-                                   for i, text in enumerate(args.ask, 1)]
+    return questions + [Question(id=f"ask{i}", text=text, type="free") for i, text in enumerate(args.ask, 1)]
 
+
+def connect_backend(config: RunConfig, case: Case, settings: Settings) -> tuple[Backend | None, Embedder]:
+    """The chat model when the run needs one (its model names checked now, not after the build), else none."""
     try:
-        if config.needs_chat(case):
-            backend = connect(settings)
-            for model in {backend.model, backend.extraction_model}:   # a wrong name fails now, not after the build
-                backend.client.check_model(model)
-            embedder = backend.embedder
-            print(backend.describe())
-        else:
-            backend, embedder = None, embedder_only(settings)
+        if not config.needs_chat(case):
+            embedder = embedder_only(settings)
             print(f"backend: none needed (retrieval only, no LLM step); embeddings {embedder.name}")
+            return None, embedder
+        backend = connect(settings)
+        for model in {backend.model, backend.extraction_model}:
+            backend.client.check_model(model)
+        print(backend.describe())
+        return backend, backend.embedder
     except (LLMError, ModelFileError) as exc:
-        return fail(3, f"no model backend: {exc}")
+        raise Stop(3, f"no model backend: {exc}") from None
     except ValueError as exc:
-        return fail(2, str(exc))
+        raise Stop(2, str(exc)) from None
 
+
+def build_and_evaluate(args: argparse.Namespace, case: Case, config: RunConfig, settings: Settings,
+                       storage: Storage, backend: Backend | None, embedder: Embedder,
+                       questions: list[Question]) -> tuple[Lab, list | None]:
+    """Build every index (the cost said first), write the graph if asked, answer the questions (None: none)."""
     if any(registry.get(n).uses_triples for n in config.strategies):
         source = triples_source(config.triples, case, backend is not None)
         cost = extraction_estimate(case, source, backend.extraction_model if backend else "")
@@ -202,41 +263,43 @@ def run(args: argparse.Namespace) -> int:
         for r in reports:
             print(describe_build(r))
         if args.graphml:
-            if lab.knowledge_graph is None:
-                return fail(2, "--graphml: no selected strategy builds a knowledge graph")
-            fd, tmp = tempfile.mkstemp(dir=args.graphml.parent, prefix=f".{args.graphml.name}.", suffix=".tmp")
-            os.close(fd)
-            try:
-                lab.knowledge_graph.graph.write_graphml(Path(tmp))
-                os.replace(tmp, args.graphml)
-            finally:
-                Path(tmp).unlink(missing_ok=True)
-            print(f"wrote {args.graphml}")
+            write_graphml(lab, args.graphml)
         if not questions:
-            print(f"{case.title}: the case has no questions, so nothing can be scored. "
-                  f"Ask one with --ask \"...\".")
-            return 0
+            print(f"{case.title}: the case has no questions, so nothing can be scored. Ask one with --ask \"...\".")
+            return lab, None
         if not case.questions:
             print(f"{case.title}: the case has no questions with gold answers; showing retrieval only.")
         bar = None if args.quiet else make_bar(len(questions), "questions")
         results = lab.evaluate(questions, progress=lambda i, n, r: bar.update(1) if bar else None)
         if bar:
             bar.close()
+        return lab, results
     except (AuthenticationFailed, ModelNotFound, EndpointNotFound) as exc:   # the settings must change, not the luck
         what = {AuthenticationFailed: "the API key (LLM_API_KEY)", ModelNotFound: "the model name (--model)",
                 EndpointNotFound: "the base URL (LLM_BASE_URL, usually ending in /v1)"}[type(exc)]
-        return fail(3, f"the model backend refused the run ({exc}). Check {what}; what was computed so far is "
-                       f"cached.")
+        raise Stop(3, f"the model backend refused the run ({exc}). Check {what}; what was computed so far is "
+                      "cached.") from None
     except (LLMError, ModelFileError) as exc:
-        return fail(3, f"the model backend failed mid-run ({exc}). Everything computed so far is cached; "
-                       f"run the same command again to continue.")
+        raise Stop(3, f"the model backend failed mid-run ({exc}). Everything computed so far is cached; run the "
+                      "same command again to continue.") from None
     except (ValueError, RuntimeError) as exc:  # includes IndexStoreError
-        return fail(2, str(exc))
+        raise Stop(2, str(exc)) from None
 
-    report = build_report(lab, results)
-    if not args.quiet:
-        print_questions(report, case)
-    print_summary(report)
+
+def write_graphml(lab: Lab, path: Path) -> None:
+    if lab.knowledge_graph is None:
+        raise Stop(2, "--graphml: no selected strategy builds a knowledge graph")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        lab.knowledge_graph.graph.write_graphml(Path(tmp))
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    print(f"wrote {path}")
+
+
+def write_reports(args: argparse.Namespace, report: dict) -> None:
     for flag, path, text in (("--json", args.json, lambda: json.dumps(report, indent=2, ensure_ascii=False)),
                              ("--markdown", args.markdown, lambda: to_markdown(report))):
         if path is None:
@@ -244,10 +307,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             write_text(path, text())
         except OSError as exc:
-            return fail(4, f"{flag} {path}: cannot be written ({exc.strerror or exc}); nothing was written there, "
-                           "and every answer of this run is cached: the same command again is quick")
+            raise Stop(4, f"{flag} {path}: cannot be written ({exc.strerror or exc}); nothing was written there, "
+                          "and every answer of this run is cached: the same command again is quick") from None
         print(f"wrote {path}")
-    return 0
 
 
 # -- terminal output --------------------------------------------------------------------------------

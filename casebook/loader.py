@@ -12,7 +12,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -95,57 +95,22 @@ def load_files(files: Iterable[tuple[str, bytes]], name: str = "uploaded", path:
     """Build a case from (file name, bytes) pairs: how the app passes uploads, and how folders are read."""
     c = _Collector()
     files = list(files)
-    by_name = {fname: data for fname, data in files}
-    docs: list[Document] = []
-    meta: dict = {}
-    raw_questions = raw_triples = None
     for fname, data in files:
         if len(data) > MAX_FILE_BYTES:
             c.add(fname, "", "", f"file is {len(data):,} bytes; the limit is {MAX_FILE_BYTES:,}")
     if c.problems:
         raise CaseError(c.problems)
-    text_files = [(f, d) for f, d in files if f.lower().endswith((".md", ".txt"))]
-    json_docs = [f for f in by_name if f.lower().endswith(".json") and f not in CASE_FILES[1:]]
-    for fname in json_docs:
-        value = _parse_json(c, fname, by_name[fname])
-        if isinstance(value, dict) and "documents" in value:  # one-file case: {"documents": [...], "questions": [...]}
-            raw_questions = value.get("questions")
-            raw_triples = value.get("triples")
-            meta = {k: value[k] for k in ("title", "description", "source", "license") if k in value}
-            value = value["documents"]
-        if value is not None:
-            docs.extend(_documents(c, fname, value))
-    for fname, data in text_files:
-        doc = _text_document(c, fname, data)
-        if doc:
-            docs.append(doc)
-    if "questions.json" in by_name:
-        raw_questions = _parse_json(c, "questions.json", by_name["questions.json"])
-    if "triples.json" in by_name:
-        raw_triples = _parse_json(c, "triples.json", by_name["triples.json"])
-    if "case.json" in by_name:
-        value = _parse_json(c, "case.json", by_name["case.json"])
-        if value is not None and not isinstance(value, dict):
-            c.add("case.json", "", "", f"expected a JSON object, got {_kind(value)}")
-        elif value:
-            meta = value
-    if not docs and not c.problems:
-        c.add(json_docs[0] if json_docs else (path or name), "", "", "the case has no documents")
-    if len(docs) > MAX_DOCUMENTS:
-        c.add("documents", "", "", f"{len(docs):,} documents; the limit is {MAX_DOCUMENTS:,}")
-    seen: dict[str, str] = {}
-    for d in docs:
-        if d.id in seen:
-            c.add("documents", f"id {d.id!r}", "id", f"duplicate document id (also in {seen[d.id]})")
-        seen.setdefault(d.id, "an earlier document")
-    doc_ids = set(seen)
-    questions = _questions(c, raw_questions, doc_ids) if raw_questions is not None else []
-    triples = _triples(c, raw_triples, doc_ids) if raw_triples is not None else []
+    parts = _read_parts(c, dict(files), name, path)
+    doc_ids = _document_ids(c, parts.documents)
+    questions = _questions(c, parts.questions, doc_ids) if parts.questions is not None else []
+    triples = _triples(c, parts.triples, doc_ids) if parts.triples is not None else []
+    meta = parts.meta
     for key in ("title", "description", "source", "license"):
         if key in meta and meta[key] is not None and not isinstance(meta[key], str):
             c.add("case.json", "", key, f"expected a string, got {_kind(meta[key])}")
     if c.problems:
         raise CaseError(c.problems)
+    docs = parts.documents
     return Case(name=name, path=path, title=str(meta.get("title") or name), description=str(meta.get("description") or ""),
                 source=str(meta.get("source") or ""), license=str(meta.get("license") or ""),
                 documents=docs, passages=split_passages(docs), questions=questions, triples=triples,
@@ -194,6 +159,57 @@ def clean_id(value: str) -> str:
     (look-alike ids that differ only by them would otherwise coexist)."""
     text = unicodedata.normalize("NFC", value)
     return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf")).strip()
+
+
+@dataclass
+class _Parts:
+    """What a case's files hold, read but not yet cross-checked."""
+    documents: list[Document]
+    questions: Any = None      # the raw questions.json value (or the one-file case's "questions")
+    triples: Any = None
+    meta: dict = field(default_factory=dict)
+
+
+def _read_parts(c: _Collector, by_name: dict[str, bytes], name: str, path: str) -> _Parts:
+    """Documents from the JSON and text files, and the raw questions, triples and case.json."""
+    parts = _Parts(documents=[])
+    json_docs = [f for f in by_name if f.lower().endswith(".json") and f not in CASE_FILES[1:]]
+    for fname in json_docs:
+        value = _parse_json(c, fname, by_name[fname])
+        if isinstance(value, dict) and "documents" in value:  # one-file case: {"documents": [...], "questions": [...]}
+            parts.questions, parts.triples = value.get("questions"), value.get("triples")
+            parts.meta = {k: value[k] for k in ("title", "description", "source", "license") if k in value}
+            value = value["documents"]
+        if value is not None:
+            parts.documents.extend(_documents(c, fname, value))
+    for fname, data in by_name.items():
+        if fname.lower().endswith((".md", ".txt")) and (doc := _text_document(c, fname, data)):
+            parts.documents.append(doc)
+    if "questions.json" in by_name:
+        parts.questions = _parse_json(c, "questions.json", by_name["questions.json"])
+    if "triples.json" in by_name:
+        parts.triples = _parse_json(c, "triples.json", by_name["triples.json"])
+    if "case.json" in by_name:
+        value = _parse_json(c, "case.json", by_name["case.json"])
+        if value is not None and not isinstance(value, dict):
+            c.add("case.json", "", "", f"expected a JSON object, got {_kind(value)}")
+        elif value:
+            parts.meta = value
+    if not parts.documents and not c.problems:
+        c.add(json_docs[0] if json_docs else (path or name), "", "", "the case has no documents")
+    return parts
+
+
+def _document_ids(c: _Collector, docs: list[Document]) -> set[str]:
+    """The documents' ids, each duplicate and an over-long case recorded as a problem."""
+    if len(docs) > MAX_DOCUMENTS:
+        c.add("documents", "", "", f"{len(docs):,} documents; the limit is {MAX_DOCUMENTS:,}")
+    seen: dict[str, str] = {}
+    for d in docs:
+        if d.id in seen:
+            c.add("documents", f"id {d.id!r}", "id", f"duplicate document id (also in {seen[d.id]})")
+        seen.setdefault(d.id, "an earlier document")
+    return set(seen)
 
 
 def _string(c: _Collector, fname: str, item: str, obj: dict, key: str, required: bool = True,

@@ -245,30 +245,10 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
             phrase_passages[i] |= pids
     mentions = {"llm": from_llm, "text": sum(len(ps) for ps in phrase_passages) - from_llm}
 
-    def embed(stage: str, texts: list[str]) -> np.ndarray:
-        """In blocks, so progress moves (and the cache commits) every EMBED_BLOCK texts; shortest first, as the
-        embedder orders them itself, so its batches are the ones one call would make."""
-        if progress:
-            progress(ProgressUpdate(stage, 0, len(texts)))
-        if not texts:
-            return np.zeros((0, 1), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out: np.ndarray | None = None
-        for start in range(0, len(order), EMBED_BLOCK):
-            block = order[start:start + EMBED_BLOCK]
-            vectors = np.asarray(embedder.embed([texts[i] for i in block]), dtype=np.float32)
-            if out is None:
-                out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
-            out[block] = vectors
-            if progress:
-                progress(ProgressUpdate(stage, start + len(block), len(texts)))
-        assert out is not None
-        return out
-
     entities_stage, facts_stage, passages_stage = EMBED_STAGES
-    phrase_vectors = embed(entities_stage, phrases)
-    fact_vectors = embed(facts_stage, [f.text(phrases) for f in facts])
-    passage_vectors = embed(passages_stage, [p.embedding_text for p in passages])
+    phrase_vectors = embed_blocks(embedder, entities_stage, phrases, progress)
+    fact_vectors = embed_blocks(embedder, facts_stage, [f.text(phrases) for f in facts], progress)
+    passage_vectors = embed_blocks(embedder, passages_stage, [p.embedding_text for p in passages], progress)
     synonyms = synonym_pairs(phrase_vectors, phrase_keys, synonym_threshold, synonym_top_k)
     similar = {(a, b) for a, b, _ in synonyms}
     variants = [(a, b) for a, b in name_variant_pairs(phrase_keys, phrases) if (a, b) not in similar]
@@ -325,6 +305,27 @@ def text_mention_links(keys: Sequence[str], surfaces: Sequence[str],
             found[i].add(p.id)
     limit = max(MENTION_MIN_LIMIT, int(MENTION_MAX_SHARE * len(passages)))
     return {i: pids for i, pids in found.items() if len(pids) <= limit}
+
+
+def embed_blocks(embedder: Embedder, stage: str, texts: list[str], progress: Progress | None) -> np.ndarray:
+    """In blocks, so progress moves (and the cache commits) every EMBED_BLOCK texts; shortest first, as the
+    embedder orders them itself, so its batches are the ones one call would make."""
+    if progress:
+        progress(ProgressUpdate(stage, 0, len(texts)))
+    if not texts:
+        return np.zeros((0, 1), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out: np.ndarray | None = None
+    for start in range(0, len(order), EMBED_BLOCK):
+        block = order[start:start + EMBED_BLOCK]
+        vectors = np.asarray(embedder.embed([texts[i] for i in block]), dtype=np.float32)
+        if out is None:
+            out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+        out[block] = vectors
+        if progress:
+            progress(ProgressUpdate(stage, start + len(block), len(texts)))
+    assert out is not None
+    return out
 
 
 def _ordered(a: int, b: int) -> tuple[int, int]:

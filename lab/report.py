@@ -130,9 +130,7 @@ def to_markdown(report: dict) -> str:
         values = ", ".join(f"{k} {_fmt(v)}" for k, v in report["params"].get(name, {}).items())
         if values:
             lines.append(f"- {name} parameters: {_cell(values)}")
-    verdict = case_verdict(report)
-    if verdict:
-        lines += ["", "## Verdict", ""] + [f"- {_cell(v.sentence(s['top_k']))}" for v in verdict]
+    lines += _verdict_lines(report)
     lines += ["", "## Summary", "",
              "| strategy | Recall@k | answer accuracy (key facts) | strict accuracy | no answer | answer F1 | judge | "
              "judge agrees | median retrieval ms (no LLM) | median LLM ms | median answer ms |",
@@ -205,6 +203,12 @@ def explanation_lines(name: str, ex: dict, top: int = 5) -> list[str]:
     for pid, path in ex["paths"].items():
         lines.append(f"  - {_cell(pid)}: " + (path_text(path) if path else "reached by its own dense score"))
     return lines
+
+
+def _verdict_lines(report: dict) -> list[str]:
+    verdict = case_verdict(report)
+    k = report["settings"]["top_k"]
+    return ["", "## Verdict", "", *(f"- {_cell(v.sentence(k))}" for v in verdict)] if verdict else []
 
 
 def path_text(path: list[dict]) -> str:

@@ -304,8 +304,6 @@ class OpenAIClient:
                                       timeout=(min(self.timeout, 10.0), self.timeout))
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
             raise _transport_error(exc, url, f"no answer within {self.timeout:g}s", model) from None
-        usage: dict = {}
-        finished = False   # [DONE] or a finish_reason: a stream that just stops is a cut-off reply
         # The whole-reply deadline is kept by a timer that cuts the connection: a read timeout alone never fires
         # for a server that trickles a byte a second, and iter_lines only looks at the clock between lines.
         expired = threading.Event()
@@ -314,6 +312,7 @@ class OpenAIClient:
             watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _cut, (resp, expired))
             watchdog.daemon = True
             watchdog.start()
+        late = RequestTimeout(f"no complete answer within {self.timeout:g}s", url=url, model=model)
         try:
             if resp.status_code >= 400:
                 error = self._error(resp.status_code, resp.text, url, model)
@@ -326,59 +325,55 @@ class OpenAIClient:
                 if on_text is not None and pieces[-1]:
                     on_text(pieces[-1])
                 return body
-            for line in resp.iter_lines():
-                if deadline is not None and time.monotonic() > deadline:
-                    raise RequestTimeout(f"no complete answer within {self.timeout:g}s", url=url, model=model)
-                if not line.startswith(b"data:"):
-                    continue   # blank separators and SSE comments (keep-alives)
-                data = line[5:].strip()
-                if not data:
-                    continue   # an empty data line carries nothing
-                if data == b"[DONE]":
-                    finished = True
-                    break
-                try:
-                    event = json.loads(data)
-                except UnicodeDecodeError:
-                    raise BadResponse(f"a streamed event that is not UTF-8 text: {data[:80]!r}", url=url,
-                                      model=model) from None
-                except json.JSONDecodeError:
-                    raise BadResponse(f"a streamed event that is not JSON: {data[:200]!r}", url=url,
-                                      model=model) from None
-                if not isinstance(event, dict):
-                    raise BadResponse(f"a streamed event that is not an object: {data[:200]!r}", url=url,
-                                      model=model)
-                if isinstance(event.get("error"), dict):
-                    raise BadResponse(f"the server stopped the reply: {_server_message(data.decode())}", url=url,
-                                      model=model)
-                if isinstance(event.get("usage"), dict):
-                    usage = event["usage"]
-                choices = event.get("choices")
-                first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
-                finished = finished or bool(first.get("finish_reason"))
-                delta = first.get("delta")
-                piece = delta.get("content") if isinstance(delta, dict) else None
-                if isinstance(piece, str) and piece:
-                    pieces.append(piece)
-                    if on_text is not None:
-                        on_text(piece)
-        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError, ValueError) as exc:
+            usage, finished = self._read_lines(resp, url, model, pieces, on_text, deadline, late)
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
             if expired.is_set():
-                raise RequestTimeout(f"no complete answer within {self.timeout:g}s", url=url, model=model) from None
-            if isinstance(exc, ValueError) and not isinstance(exc, requests.exceptions.RequestException):
-                raise
+                raise late from None
             raise _transport_error(exc, url, f"no token for {self.timeout:g}s", model) from None
+        except ValueError:
+            if expired.is_set():
+                raise late from None
+            raise
         finally:
             if watchdog is not None:
                 watchdog.cancel()
             resp.close()
         if expired.is_set():
-            raise RequestTimeout(f"no complete answer within {self.timeout:g}s", url=url, model=model)
+            raise late
         if not finished:
             raise BadResponse(f"the reply stream ended before the reply was complete (no finish_reason, no [DONE]) "
                               f"after {len(''.join(pieces))} characters: the partial reply is not kept", url=url,
                               model=model)
         return {"choices": [{"message": {"content": "".join(pieces)}}], "usage": usage}
+
+    @staticmethod
+    def _read_lines(resp: requests.Response, url: str, model: str, pieces: list[str],
+                    on_text: Callable[[str], None] | None, deadline: float | None,
+                    late: RequestTimeout) -> tuple[dict, bool]:
+        """The server-sent events of one reply: (its usage block, whether it ended with [DONE] or a
+        finish_reason); every piece of text goes to ``pieces`` and ``on_text`` as it arrives."""
+        usage: dict = {}
+        finished = False
+        for line in resp.iter_lines():
+            if deadline is not None and time.monotonic() > deadline:
+                raise late
+            if not line.startswith(b"data:"):
+                continue   # blank separators and SSE comments (keep-alives)
+            data = line[5:].strip()
+            if not data:
+                continue   # an empty data line carries nothing
+            if data == b"[DONE]":
+                return usage, True
+            event = _sse_event(data, url, model)
+            if isinstance(event.get("usage"), dict):
+                usage = event["usage"]
+            piece, done = _delta(event)
+            finished = finished or done
+            if piece:
+                pieces.append(piece)
+                if on_text is not None:
+                    on_text(piece)
+        return usage, finished
 
     def _headers(self) -> dict:
         headers = {"Content-Type": "application/json"}
@@ -444,6 +439,30 @@ def _transport_error(exc: Exception, url: str, timed_out: str, model: str = "") 
         return BadResponse(f"the server's reply could not be decoded ({_reason(exc)}): it answered, but with a "
                            "damaged body (a broken gzip stream, say)", url=url, model=model)
     return ServerUnavailable(_reason(exc), url=url)
+
+
+def _sse_event(data: bytes, url: str, model: str) -> dict:
+    """One streamed event's JSON object; BadResponse naming the server for anything else."""
+    try:
+        event = json.loads(data)
+    except UnicodeDecodeError:
+        raise BadResponse(f"a streamed event that is not UTF-8 text: {data[:80]!r}", url=url, model=model) from None
+    except json.JSONDecodeError:
+        raise BadResponse(f"a streamed event that is not JSON: {data[:200]!r}", url=url, model=model) from None
+    if not isinstance(event, dict):
+        raise BadResponse(f"a streamed event that is not an object: {data[:200]!r}", url=url, model=model)
+    if isinstance(event.get("error"), dict):
+        raise BadResponse(f"the server stopped the reply: {_server_message(data.decode())}", url=url, model=model)
+    return event
+
+
+def _delta(event: dict) -> tuple[str, bool]:
+    """The text a streamed event adds, and whether it ends the reply (a finish_reason)."""
+    choices = event.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    delta = first.get("delta")
+    piece = delta.get("content") if isinstance(delta, dict) else None
+    return (piece if isinstance(piece, str) else ""), bool(first.get("finish_reason"))
 
 
 def _json_body(status: int, text: str, url: str, model: str) -> Any:
