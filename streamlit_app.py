@@ -332,7 +332,7 @@ def cell_graph(lab: Lab) -> None:
         st.info("No selected strategy builds a knowledge graph.")
         return
     search = st.text_input("Highlight entities containing", key="graph_search")
-    html, drawn = graph_html(build.graph, highlight=search)
+    html, drawn = graph_html(build.graph, highlight=search, titles={p.id: p.title for p in lab.case.passages})
     note = "" if drawn["nodes"] == drawn["total_nodes"] else \
         f" (showing {drawn['nodes']} of {drawn['total_nodes']} nodes: the search matches and best-connected first)"
     st.markdown(f"**{drawn['total_nodes']} nodes, {drawn['total_edges']} edges**{md(note)}"
@@ -512,8 +512,12 @@ def render_explanation(lab: Lab, ex: Explanation) -> None:
         index = {g.node_label(n): n for n in range(g.n_nodes)}
         scores = {index[k]: v for k, v in ex.node_scores.items() if k in index}
         seeds = {index[s.node] for s in ex.seeds if s.node in index}
-        st.markdown("**The walk on the graph** (size = PageRank mass, red = seeds)")
-        html, _ = graph_html(g, scores=scores, seeds=seeds, max_nodes=80, height="420px")
+        st.markdown("**The walk on the graph** (size = PageRank mass: how often a random walker that keeps "
+                    "returning to the seeds stands on a node; red = seeds, the nodes the question linked to)")
+        st.markdown("Seeds: " + (", ".join(md(s.node) for s in ex.seeds[:10]) or "none") + " · passages it reached: "
+                    + ", ".join(md(pid) for pid in ex.paths))
+        html, _ = graph_html(g, scores=scores, seeds=seeds, max_nodes=80, height="420px",
+                            titles={p.id: p.title for p in lab.case.passages})
         components.html(html, height=460)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 
 from .graph import KnowledgeGraph
 
@@ -39,9 +40,15 @@ def select_nodes(graph: KnowledgeGraph, max_nodes: int, focus: set[int] | None =
     return list(dict.fromkeys(chosen))[:max_nodes]
 
 
+LABEL_PX = 18                 # node label size at scale 1
+MIN_SCALE = round(12 / LABEL_PX, 3)   # the zoom below which labels would be under 12 px
+
+
 def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, float] | None = None,
-               seeds: set[int] | None = None, max_nodes: int = 250, height: str = "560px") -> tuple[str, dict]:
-    """HTML for the graph (self-contained: vis-network in line) and what was drawn."""
+               seeds: set[int] | None = None, max_nodes: int = 250, height: str = "560px",
+               titles: Mapping[str, str] | None = None) -> tuple[str, dict]:
+    """HTML for the graph (self-contained: vis-network in line) and what was drawn; ``titles`` (passage id ->
+    title) go into the passage boxes' hover text."""
     from pyvis.network import Network
 
     needle = highlight.casefold().strip()
@@ -60,7 +67,8 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
         label = plain(graph.node_label(n))
         if is_passage:
             j = n - len(graph.phrases)
-            title = f"passage {graph.passage_ids[j]}"
+            pid = graph.passage_ids[j]
+            title = f"passage {pid}" + (f": {plain(titles[pid], 120)}" if titles and pid in titles else "")
         else:
             facts = facts_of.get(n, [])[:8]
             title = f"{graph.phrases[n]}\n" + "\n".join(f"- {plain(t, 120)}" for t in facts)
@@ -82,8 +90,10 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
                      "#9467bd" if kind == "synonym" else "#555555")
         drawn += 1
     # Labels drawn large with a white halo so they stay readable once the whole graph is fitted into the frame.
-    net.set_options('{"physics": {"stabilization": {"iterations": 150}, "barnesHut": {"springLength": 110}},'
-                    ' "nodes": {"font": {"size": 18, "strokeWidth": 4, "strokeColor": "#ffffff"}},'
+    # A fixed layout seed: searching or highlighting redraws the same picture, not a new one.
+    net.set_options('{"layout": {"randomSeed": 7},'
+                    ' "physics": {"stabilization": {"iterations": 150}, "barnesHut": {"springLength": 110}},'
+                    ' "nodes": {"font": {"size": ' + str(LABEL_PX) + ', "strokeWidth": 4, "strokeColor": "#ffffff"}},'
                     ' "interaction": {"hover": true, "tooltipDelay": 120, "navigationButtons": false}}')
     html = net.generate_html(notebook=False)
     # pyvis's template also pulls Bootstrap from a CDN for menus we do not use: drop every remote resource so
@@ -91,10 +101,13 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
     html = _REMOTE_SCRIPT.sub("", html)
     html = _REMOTE_LINK.sub("", html)
     # Zoom to fit once the layout settles; a graph inside a hidden tab or expander lays out at zero width, so
-    # refit whenever the frame resizes too.
+    # refit whenever the frame resizes too. Never below MIN_SCALE: a large graph is shown in part, its labels at
+    # 12 px or more, rather than whole with labels nobody can read (zoom out or drag to see the rest).
+    fit = (f"function () {{ network.fit(); if (network.getScale() < {MIN_SCALE}) {{"
+           f" network.moveTo({{scale: {MIN_SCALE}}}); }} }}")
     html = html.replace("</body>", "<script>if (typeof network !== 'undefined') {"
-                                   " network.once('stabilizationIterationsDone', function () { network.fit(); });"
-                                   " window.addEventListener('resize', function () { network.fit(); }); }"
+                                   f" network.once('stabilizationIterationsDone', {fit});"
+                                   f" window.addEventListener('resize', {fit}); }}"
                                    "</script></body>")
     return html, {"nodes": len(nodes), "edges": drawn, "total_nodes": graph.n_nodes,
                   "total_edges": g.number_of_edges(), "matches": len(matches)}
