@@ -246,6 +246,20 @@ def triples_choice(case: Case, config: RunConfig, backend: Backend) -> str:
         st.caption(f"spaCy is the default here: the case has {len(case.passages):,} passages, over the "
                    f"{NLP_ABOVE_PASSAGES} up to which the LLM's OpenIE is the default.")
     return choice
+
+
+PASSAGES_EMBEDDED_PER_S = 28   # MiniLM int8 on 2 cores, MuSiQue-length passages (BENCHMARKS.md, nlp scale)
+
+
+def build_estimate(case: Case, config: RunConfig, backend: Backend) -> str:
+    embed = len(case.passages) / PASSAGES_EMBEDDED_PER_S
+    parts = [f"embedding {len(case.passages):,} passages, about {max(1, round(embed))} s"]
+    if any(REGISTRY[n].uses_triples for n in config.strategies):
+        source = triples_source(config.triples, case, has_chat=True)
+        parts.append(extraction_estimate(case, source, backend.extraction_model) or "triples from the case file")
+    return "; ".join(parts)
+
+
 def cell_build(case: Case, settings: Settings, config: RunConfig, backend: Backend) -> tuple[Lab | None, RunConfig]:
     st.header("3 · Build the indexes")
     st.caption("Naive RAG embeds each passage into ChromaDB. Graph strategies ask the LLM for the entities and "
@@ -259,6 +273,8 @@ def cell_build(case: Case, settings: Settings, config: RunConfig, backend: Backe
         lab = store.get(key)
         if lab is not None:
             store.move_to_end(key)
+    if lab is None:
+        st.caption(f"Cost of a first build: {md(build_estimate(case, config, backend))}; a saved one loads in seconds.")
     if lab is None and not st.button("Build the indexes", type="primary"):
         st.info("Press the button to build (cached afterwards).")
         return None, config
@@ -370,6 +386,7 @@ def cell_ask(lab: Lab, config: RunConfig) -> None:
     if question is None:
         st.button("Ask", type="primary", disabled=True)
         return
+    st.caption(f"Cost: {md(lab.cost_estimate(1, config))}")
     if st.button("Ask", type="primary"):
         asked = st.session_state["asked"] = (case.fingerprint, question.id, question.text)
     result: QuestionResult | None = st.session_state.get("answer")
@@ -529,6 +546,7 @@ def cell_evaluate(lab: Lab, config: RunConfig) -> None:
     if not lab.case.questions:
         st.info("This case has no questions, so nothing can be scored. Ask your own in cell 5.")
         return
+    st.caption(f"Cost: {md(lab.cost_estimate(len(lab.case.questions), config))}")
     if st.button("Run every question"):
         bar = st.progress(0.0, text="questions")
         try:

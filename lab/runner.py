@@ -127,6 +127,7 @@ class Lab:
         self.embedder, self.backend = embedder, backend
         self.retrievers: dict[str, Retriever] = {}
         self.context: BuildContext | None = None
+        self.answer_ms: list[float] = []   # every answer this lab had the model write (not cached): the rate said
 
     def _context(self, progress: Progress | None = None) -> BuildContext:
         cfg = self.config
@@ -213,6 +214,8 @@ class Lab:
             ans = answer_step.answer(backend.client, backend.model, q.text, passages, on_text=on_text)
             text = ans.text
             timings["answer"] = round(ans.elapsed_ms, 1)
+            if not ans.cached:
+                self.answer_ms.append(ans.elapsed_ms)
             scores = metrics.answer_scores(text, q.expected_answer, q.answers, q.text, q.key_facts,
                                            cfg.key_fact_share)
             if cfg.judge and q.expected_answer:
@@ -222,6 +225,26 @@ class Lab:
         return StrategyResult(passages=retrieval.ids, retrieved=docs, scores=[round(s, 6) for _, s in retrieval.passages],
                               recall=metrics.recall_at_k(docs, q.supporting_docs), answer=text, answer_scores=scores,
                               judge_correct=judged, timings_ms=timings, explanation=retrieval.explanation)
+
+    def answer_seconds(self, default: float) -> float:
+        """The typical seconds one answer takes on this backend: the median of this lab's own, else ``default``."""
+        if not self.answer_ms:
+            return default
+        ordered = sorted(self.answer_ms)
+        return ordered[len(ordered) // 2] / 1000
+
+    def cost_estimate(self, questions: int, config: RunConfig | None = None, default_answer_s: float = 12.0) -> str:
+        """What asking ``questions`` questions costs, said before the wait ("about 3 minutes: 14 questions x 3
+        strategies x about 12 s an answer"); retrieval alone takes seconds."""
+        cfg = config or self.config
+        if cfg.retrieval_only:
+            return f"retrieval only: {questions} question(s) x {len(cfg.strategies)} strategies, a few seconds"
+        each = self.answer_seconds(default_answer_s)
+        total = questions * len(cfg.strategies) * each
+        when = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} minutes"
+        source = "measured on this backend" if self.answer_ms else "a first guess until one is measured"
+        return (f"about {when}: {questions} question(s) x {len(cfg.strategies)} strategies x about {each:.0f} s an "
+                f"answer ({source}; cached answers are instant)")
 
     def evaluate(self, questions: Sequence[Question] | None = None,
                  progress: Callable[[int, int, QuestionResult], None] | None = None,

@@ -27,6 +27,10 @@ def test_app_solves_the_bundled_case(app_env, backend):
     assert not at.exception
     assert any("Purloined Pearl" in s.value for s in at.subheader)
     at.sidebar.multiselect[0].set_value(list(THREE)).run()          # three strategies side by side
+    # Cell 3: every triples source with its cost, and the build's own cost, before the wait.
+    sources = at.radio(key="triples_source").options
+    assert any("spaCy (no LLM): about" in o for o in sources) and any("OpenIE with" in o for o in sources), sources
+    assert any(c.value.startswith("Cost of a first build: embedding") for c in at.caption)
     next(b for b in at.button if b.label == "Build the indexes").click()
     at.run()
     assert not at.exception, at.exception
@@ -34,6 +38,7 @@ def test_app_solves_the_bundled_case(app_env, backend):
     assert any(m.value.startswith("knowledge graph:") for m in at.markdown)
     chosen = at.selectbox(key="question_choice").value
     assert "[multi-hop]" in chosen
+    assert any(c.value.startswith("Cost: about") and "x 3 strategies" in c.value for c in at.caption)
     next(b for b in at.button if b.label == "Ask").click()
     at.run()
     assert not at.exception and not at.error
