@@ -8,11 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+# In a checkout, indexes live in its data/ folder; installed (pip install .), the packages sit in site-packages,
+# which is no place for them: the user's cache folder then.
+DEFAULT_DATA_DIR = PROJECT_ROOT / "data" / "index" if (PROJECT_ROOT / "data" / "cases").is_dir() else \
+    Path.home() / ".cache" / "detective-rag" / "index"
 
 
 @dataclass(frozen=True)
 class Storage:
-    data_dir: Path = PROJECT_ROOT / "data" / "index"   # the Chroma folder and saved graphs
+    data_dir: Path = DEFAULT_DATA_DIR   # the Chroma folder and saved graphs
     chroma_host: str = ""                              # set: use this Chroma server instead of the folder
     chroma_port: int = 8000
 

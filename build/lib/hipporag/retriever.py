@@ -1,0 +1,283 @@
+"""HippoRAG retrieval: link the question to the graph, seed a Personalized PageRank walk, rank passages.
+
+Two linking modes:
+- ``v2`` (HippoRAG 2, default): the question is matched against every fact by embedding; the top facts
+  (optionally filtered by one LLM call) seed their phrases, weighted by fact score and divided by the number of
+  passages mentioning the phrase (node specificity); a phrase the question names word for word (a name, a code)
+  seeds like the best fact's (``question_mentions``: HippoRAG 1 links the question's entities by an LLM; this is
+  the part a string match can do); every passage node also gets its min-max dense score, raised to
+  ``dense_power``, times ``passage_weight``. A second walk (``feedback_weight``) starts from the same seeds plus
+  every phrase of the first walk's best passage, so the documents one hop past the best match rise, as a reader
+  follows the name the first document gives. Passages are ranked by their PPR mass (both walks' added).
+- ``v1`` (HippoRAG 1, the seed article's method): an LLM names the question's entities; each links to its
+  closest phrase node by embedding; phrase-only PPR; a passage scores the PPR mass of its phrases.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from core.contract import setting, settings_with
+from core.types import Evidence, Explanation, Retrieval, Seed
+from kg import ENGINES, KnowledgeGraph
+from kg.paths import most_probable_paths
+from kg.query import name_question_entities
+from llm import Embedder, OpenAIClient, select_relevant
+
+LINKING_MODES = ("v2", "v1")
+
+@dataclass(frozen=True)
+class HippoConfig:
+    """Query-time settings; defaults picked by benchmarks/sensitivity.py on musique_train100 (see BENCHMARKS.md)."""
+    linking: str = "v2"
+    # facts linked per query (the question and each expansion statement)
+    top_facts: int = setting(5, "facts linked per query (the question and each expansion)", minimum=1, maximum=50)
+    damping: float = setting(0.5, "PPR damping: probability of following an edge at each step (nx.pagerank's alpha)",
+                             minimum=0.05, maximum=0.95, step=0.05)
+    # scale of the passage nodes' min-max dense score in the reset vector
+    passage_weight: float = setting(0.1, "how much each passage's own dense score seeds the walk", minimum=0.0,
+                                    maximum=1.0, step=0.01)
+    # 1 is HippoRAG 2's linear prior; see dense_prior
+    dense_power: float = setting(3.0, "raise each passage's min-max dense score to this power before it seeds the "
+                                 "walk: above 1 the closest passages keep their share and the middling ones fade "
+                                 "(1: linear, as in HippoRAG 2)", minimum=0.25, maximum=8.0, step=0.25)
+    question_mentions: bool = setting(True, "phrases the question names word for word (names, codes, multi-word "
+                                      "phrases) seed the walk like the best-linked fact's, as HippoRAG 1's question "
+                                      "entities do")
+    # runs only when a chat model is available; the explanation says whether it ran
+    llm_filter: bool = setting(True, "one LLM call keeps only the linked facts relevant to the question (runs only "
+                               "when the run has a chat model)", llm_step=True)
+    hub_penalty: float = setting(0.0, "divide each passage's walk mass by its node strength to this power, so a "
+                                 "passage linked to everything stops winning every question (0: off)", minimum=0.0,
+                                 maximum=2.0, step=0.05)
+    feedback_weight: float = setting(2.0, "a second walk, seeded also by every phrase of the first walk's best "
+                                     "passages with this weight (over node specificity), reaches the documents one "
+                                     "hop past the best match; the two walks' masses add up (0: off)", minimum=0.0,
+                                     maximum=20.0, step=0.5)
+    # how many of the first walk's best passages seed the second (benchmarks/feedback.py)
+    feedback_passages: int = setting(1, "how many of the first walk's best passages seed the second", minimum=1,
+                                     maximum=10)
+    engine: str = setting("auto", "PageRank engine: auto (sparse, or sparse32 for a graph over 400k transition "
+                          "entries), sparse (CSR power iteration, fast), sparse32 (the same in "
+                          "float32, for very large graphs) or networkx (nx.pagerank itself, the reference)",
+                          choices=ENGINES)
+    explain: bool = setting(True, "compute, for every retrieved passage, the most probable path from a seed")
+
+    def __post_init__(self):
+        if self.linking not in LINKING_MODES:
+            raise ValueError(f"linking must be one of {LINKING_MODES}, not {self.linking!r}")
+        if not 0.0 < self.damping < 1.0:
+            raise ValueError(f"damping must be between 0 and 1 (exclusive), not {self.damping}")
+        if self.dense_power <= 0:
+            raise ValueError(f"dense_power must be positive, not {self.dense_power}")
+        if self.feedback_weight < 0 or self.feedback_passages < 1:
+            raise ValueError(f"feedback_weight must be >= 0 and feedback_passages >= 1, not {self.feedback_weight} "
+                             f"and {self.feedback_passages}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
+
+
+@dataclass
+class ChatModel:
+    client: OpenAIClient
+    model: str
+
+
+class HippoRAGRetriever:
+    def __init__(self, graph: KnowledgeGraph, embedder: Embedder, config: HippoConfig = HippoConfig(),
+                 chat: ChatModel | None = None):
+        if graph.embed_model != embedder.name:
+            raise ValueError(f"graph was embedded with {graph.embed_model!r} but the embedder is {embedder.name!r}")
+        if config.linking == "v1" and chat is None:
+            raise ValueError("hipporag-v1 linking needs an LLM to name the question's entities")
+        self.graph, self.embedder, self.config, self.chat = graph, embedder, config, chat
+        self._incidence: sp.csr_matrix | None = None
+
+    # -- the query path ---------------------------------------------------------------------------
+    def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
+                 params: Mapping[str, object] | None = None) -> Retrieval:
+        g = self.graph
+        cfg = settings_with(self.config, params)
+        queries = [question.strip()] + [e.strip() for e in expansions if e.strip()]
+        how = "v2: facts linked by embedding" if cfg.linking == "v2" else "v1: question entities named by the LLM"
+        engine = g.engine_for(cfg.engine)
+        ex = Explanation(method=f"Personalized PageRank mass (damping {cfg.damping}, {engine} engine) from "
+                                f"seeds linked to the question ({how})", queries=queries)
+        with ex.stage("embed"):
+            q_vecs = self.embedder.embed(queries)
+            dense = (g.passage_vectors @ q_vecs.T).max(axis=1) if len(g.passage_ids) else np.zeros(0)
+
+        phrase_weights = self._link_v2(queries, q_vecs, cfg, ex) if cfg.linking == "v2" \
+            else self._link_v1(question, ex)
+        if phrase_weights is None or not phrase_weights.any():
+            ex.fallback = ex.fallback or "no seed entity linked: ranked by dense similarity"
+            ex.skip("ppr", "nothing to seed the walk")
+            ranked = _top(dense, top_k)
+            return Retrieval([(g.passage_ids[j], float(dense[j])) for j in ranked], ex)
+
+        with ex.stage("ppr", engine):
+            passage_reset = np.zeros(len(g.passage_ids))
+            if cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense):
+                passage_reset = dense_prior(dense, cfg.passage_weight, cfg.dense_power)
+            scores = g.pagerank(np.concatenate([phrase_weights, passage_reset]), cfg.damping, engine).scores
+            if cfg.linking == "v2":
+                passage_scores = scores[len(g.phrases):]
+            else:
+                passage_scores = self._phrase_to_passage() @ scores[:len(g.phrases)]
+        seeds = phrase_weights
+        if cfg.linking == "v2" and cfg.feedback_weight > 0:
+            with ex.stage("feedback") as stage:
+                best = _top(passage_scores, cfg.feedback_passages)
+                extra = self._feedback_seeds(best, cfg.feedback_weight)
+                added = np.flatnonzero(extra)
+                named = ", ".join(g.phrases[i] for i in added[np.argsort(-extra[added], kind="stable")][:8])
+                stage.why = f"a second walk, also seeded by the phrases of " \
+                            f"{', '.join(g.passage_ids[j] for j in best)}: {named}"
+                seeds = np.maximum(phrase_weights, extra)
+                scores = scores + g.pagerank(np.concatenate([seeds, passage_reset]), cfg.damping, engine).scores
+                passage_scores = scores[len(g.phrases):]
+        elif cfg.linking == "v2":
+            ex.skip("feedback", "turned off")
+        if cfg.hub_penalty > 0:   # a passage linked to everything gets mass from any start: discount it
+            strength = g.ppr.strength[len(g.phrases):]
+            passage_scores = passage_scores / np.maximum(strength, 1e-12) ** cfg.hub_penalty
+        ranked = _top(passage_scores, top_k)
+
+        ex.seeds = [Seed(g.phrases[i], round(float(seeds[i]), 6)) for i in np.argsort(-seeds)[:20] if seeds[i] > 0]
+        ex.node_scores = {g.node_label(n): round(float(scores[n]), 6) for n in _top(scores, 200) if scores[n] > 0}
+        if cfg.explain:
+            with ex.stage("explain"):
+                paths = most_probable_paths(g, [g.passage_node(j) for j in ranked],
+                                            np.nonzero(seeds)[0].tolist(), mass=scores)
+                ex.paths = {g.passage_ids[j]: paths[g.passage_node(j)] for j in ranked}
+        else:
+            ex.skip("explain", "paths not requested")
+        return Retrieval([(g.passage_ids[j], float(passage_scores[j])) for j in ranked], ex)
+
+    # -- linking ----------------------------------------------------------------------------------
+    def _link_v2(self, queries: list[str], q_vecs: np.ndarray, cfg: HippoConfig,
+                 ex: Explanation) -> np.ndarray | None:
+        g = self.graph
+        question = queries[0]
+        if not g.facts:
+            ex.fallback = "the graph has no facts: ranked by dense similarity"
+            return None
+        named = sorted(set().union(*(g.phrases_named_in(q) for q in queries))) if cfg.question_mentions else []
+        how = f"top {cfg.top_facts} facts per query by embedding" + (
+            f"; named in the query: {', '.join(g.phrases[i] for i in named)}" if named else "")
+        with ex.stage("link", how):
+            per_query = g.fact_vectors @ q_vecs.T
+            fact_sims = per_query.max(axis=1)
+            # Each query (the question, then each expansion statement) links its own top facts.
+            top = list(dict.fromkeys(i for col in per_query.T for i in _top(col, cfg.top_facts)))
+            top.sort(key=lambda i: -fact_sims[i])
+        kept = list(top)
+        if not cfg.llm_filter:
+            ex.skip("llm filter", "turned off")
+        elif self.chat is None:
+            ex.skip("llm filter", "no chat model in this run (retrieval only)")
+        else:
+            with ex.stage("llm filter", f"one call to {self.chat.model}", llm=True):
+                kept = self._filter_facts(question, top)
+        ex.evidence = [Evidence(g.facts[i].text(g.phrases), round(float(fact_sims[i]), 4), i in kept,
+                                ", ".join(g.facts[i].passages)) for i in top]
+        if not kept and not named:
+            ex.fallback = "the LLM filter kept no fact: ranked by dense similarity"
+            return None
+        # Min-max over the linked facts (not all facts): the best linked fact weighs 1, the weakest ~0, so a
+        # barely-related fifth fact cannot outweigh the two that match (measured: MuSiQue R@2 0.43 -> 0.49).
+        norm = np.zeros_like(fact_sims)
+        norm[top] = _minmax(fact_sims[top])
+        weights = np.zeros(len(g.phrases))
+        for i in kept:
+            fact = g.facts[i]
+            score = max(float(norm[i]), 1e-6)  # the lowest fact still counts a little
+            for p in (fact.subject, fact.object):
+                weights[p] = max(weights[p], score)
+        weights[named] = 1.0   # a phrase the query names is as sure a seed as the best-linked fact's
+        return self._specificity(weights)
+
+    def _link_v1(self, question: str, ex: Explanation) -> np.ndarray | None:
+        g = self.graph
+        chat = self._chat()
+        with ex.stage("question ner", f"one call to {chat.model}", llm=True):
+            entities = name_question_entities(chat.client, chat.model, question)
+        if not entities or not g.phrases:
+            ex.fallback = "no entity found in the question: ranked by dense similarity"
+            return None
+        with ex.stage("link", "each entity to its nearest graph node"):
+            sims = self.embedder.embed(entities) @ g.phrase_vectors.T
+            weights = np.zeros(len(g.phrases))
+            for e, row in zip(entities, sims, strict=True):
+                best = int(np.argmax(row))
+                weights[best] = 1.0
+                ex.evidence.append(Evidence(f"{e} -> {g.phrases[best]}", round(float(row[best]), 4), True,
+                                            "question entity -> nearest node"))
+        return self._specificity(weights)
+
+    def _chat(self) -> ChatModel:
+        if self.chat is None:
+            raise RuntimeError("this step needs a chat model, and the retriever has none")
+        return self.chat
+
+    def _specificity(self, weights: np.ndarray) -> np.ndarray:
+        """Divide each seed's weight by the number of passages mentioning it, so hubs do not flood the walk."""
+        return weights / self.graph.mention_counts()
+
+    def _filter_facts(self, question: str, candidates: list[int]) -> list[int]:
+        g = self.graph
+        chat = self._chat()
+        chosen = select_relevant(chat.client, chat.model, question,
+                                 [g.facts[i].text(g.phrases) for i in candidates], "fact", max_tokens=80)
+        # An unreadable filter answer keeps every candidate rather than none.
+        return list(candidates) if chosen is None else [candidates[n] for n in chosen]
+
+    def _feedback_seeds(self, passages: list[int], weight: float) -> np.ndarray:
+        """Seeds for the second walk: every phrase of the first walk's best ``passages``, ``weight`` divided by
+        the number of passages mentioning it (node specificity, as for any seed)."""
+        g = self.graph
+        extra = np.zeros(len(g.phrases))
+        for j in passages:
+            extra[g.phrases_of(g.passage_ids[j])] = weight
+        return self._specificity(extra)
+
+    def _phrase_to_passage(self) -> sp.csr_matrix:
+        if self._incidence is None:
+            g = self.graph
+            index = {pid: j for j, pid in enumerate(g.passage_ids)}
+            rows, cols = [], []
+            for i, pids in enumerate(g.phrase_passages):
+                for pid in pids:
+                    rows.append(index[pid])
+                    cols.append(i)
+            self._incidence = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
+                                            shape=(len(g.passage_ids), len(g.phrases)))
+        return self._incidence
+
+
+def dense_prior(dense: np.ndarray, weight: float, power: float) -> np.ndarray:
+    """The passage nodes' share of the walk's start: min-max dense score to ``power``, times ``weight``.
+
+    Every passage gets some, so with a linear score the many middling passages of a large corpus take most of
+    the start mass away from the question's facts, and which ones win depends on the corpus size; a power above 1
+    keeps the closest passages' prior and shrinks the middling tail (measured: BENCHMARKS.md, "dense_power").
+    """
+    return _minmax(dense) ** power * weight
+
+
+def _top(scores: np.ndarray, k: int) -> list[int]:
+    if len(scores) == 0 or k <= 0:
+        return []
+    k = min(k, len(scores))
+    part = np.argpartition(-scores, k - 1)[:k]
+    return [int(i) for i in part[np.argsort(-scores[part], kind="stable")]]
+
+
+def _minmax(x: np.ndarray) -> np.ndarray:
+    if len(x) == 0:
+        return x
+    lo, hi = float(x.min()), float(x.max())
+    return np.ones_like(x, dtype=float) if hi - lo < 1e-12 else (x - lo) / (hi - lo)

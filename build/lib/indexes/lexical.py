@@ -1,0 +1,44 @@
+"""A BM25 index over a case's passages (bm25s): built in memory in milliseconds, so it is not saved."""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from core.contract import BuildContext, BuildReport, Product
+from core.types import Passage
+
+
+class BM25Index:
+    def __init__(self, passages: Sequence[Passage]):
+        import bm25s
+
+        self._bm25s = bm25s
+        self.ids = [p.id for p in passages]
+        self.index = bm25s.BM25()
+        self.index.index(bm25s.tokenize([p.embedding_text for p in passages], stopwords="en", show_progress=False),
+                         show_progress=False)
+
+    def tokens(self, text: str) -> list[str]:
+        """The words BM25 matches on (English stopwords removed)."""
+        return self._bm25s.tokenize([text], stopwords="en", show_progress=False, return_ids=False)[0]
+
+    def search(self, text: str, k: int) -> list[tuple[str, float]]:
+        """The top-k (passage id, BM25 score), best first, passages that share no word with the text left out; []
+        when the text has no searchable word."""
+        tokens = self.tokens(text)
+        k = min(k, len(self.ids))
+        if not tokens or k == 0:
+            return []
+        docs, scores = self.index.retrieve([tokens], k=k, show_progress=False)
+        return [(self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
+
+
+def _make(ctx: BuildContext) -> BM25Index:
+    started = time.perf_counter()
+    index = BM25Index(ctx.case.passages)
+    ctx.reports.append(BuildReport(name="bm25 index", elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
+                                   counts={"passages": len(index.ids)}))
+    return index
+
+
+BM25_INDEX: Product[BM25Index] = Product("bm25 index", _make)
