@@ -54,7 +54,8 @@ def corpus_run(settings: Settings) -> dict:
     graph = lab.knowledge_graph
     assert graph is not None and graph.extraction is not None
     extraction_s = graph.extraction.elapsed_ms / 1000
-    stages.insert(1, {"build": "first", "stage": "of which spaCy extraction", "seconds": round(extraction_s, 1),
+    at = next(i for i, x in enumerate(stages) if x["stage"] == "knowledge graph") + 1
+    stages.insert(at, {"build": "first", "stage": "of which spaCy extraction", "seconds": round(extraction_s, 1),
                       "count": len(case.passages)})
     rows: list[dict] = []
     for name in STRATEGIES:
@@ -136,11 +137,34 @@ def curve(settings: Settings, sizes: tuple[int, ...]) -> list[dict]:
     return rows
 
 
+RATE_CASES = ("musique_train100", "hotpotqa_train100", "2wiki_first20")
+
+
+def rates() -> list[dict]:
+    """spaCy extraction alone on the benchmark sets: passages, words, seconds (--rates)."""
+    nlp_model = nlp.load_spacy()
+    rows = []
+    for name in RATE_CASES:
+        passages = load_case(resolve(name)).passages
+        out = nlp.extract(passages, nlp=nlp_model)
+        words = sum(len(p.text.split()) for p in passages)
+        rows.append({"case": name, "passages": len(passages), "words": words,
+                     "seconds": round(out.elapsed_ms / 1000, 1), "triples": len(out.triples),
+                     "by_rule": dict(out.by_rule), "passages_without_fact": out.empty_passages})
+        print(rows[-1], flush=True)
+    return rows
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--curve", default=",".join(map(str, CURVE)), help="synthetic corpus sizes ('' to skip)")
     p.add_argument("--skip-corpus", action="store_true")
+    p.add_argument("--rates", action="store_true", help="only spaCy's extraction rate on the benchmark sets "
+                                                        "(written to nlp_rates.json)")
     args = p.parse_args(argv)
+    if args.rates:
+        write_result("nlp_rates", {"rows": rates()})
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         settings = Settings.from_env().replace(cache_dir=Path(folder))
         # The curve first, smallest first: peak RSS only grows in a process, so each row's is its own size's.

@@ -477,6 +477,12 @@ def _nlp_scale(results, quick: bool, load) -> list[str]:
             f"extraction {sc['extraction_passages_per_s']} passages/s; graph: {sc['graph']['entities']:,} entities, "
             f"{sc['graph']['facts']:,} facts, {sc['graph']['edges']:,} edges. The second build (nothing recomputed): "
             f"{sc['second_build_s']} s.", ""]
+    rt = load(results, "nlp_rates")
+    if rt:
+        out += ["spaCy's extraction alone (`python benchmarks/nlp_scale.py --rates`, both cores):", ""]
+        out += _t(["case", "passages", "words", "seconds", "passages/s", "triples", "passages without a fact"],
+                  [[x["case"], x["passages"], x["words"], x["seconds"], round(x["passages"] / x["seconds"], 1),
+                    x["triples"], x["passages_without_fact"]] for x in rt["rows"]])
     curve = sc.get("curve")
     if curve:
         out += ["Synthetic corpora (`python benchmarks/nlp_scale.py --curve`): seconds per stage and peak RSS as "

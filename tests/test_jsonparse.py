@@ -92,11 +92,19 @@ def test_truncation_keeps_a_prefix_of_the_items(items, cut):
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=200))
 def test_arbitrary_text_never_crashes(text):
+    """Any text gives a JSON object or array, or the typed error; text that is itself one comes back exactly."""
+    try:
+        exact = json.loads(text)
+    except ValueError:
+        exact = None
     try:
         value = extract_json(text)
     except JSONExtractionError:
+        assert not isinstance(exact, (dict, list)), "a valid JSON object or array was refused"
         return
     assert isinstance(value, (dict, list))
+    if isinstance(exact, (dict, list)):
+        assert value == exact
 
 
 def test_think_tags_inside_json_strings_are_data():

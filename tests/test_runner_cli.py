@@ -143,7 +143,10 @@ def test_cli_case_without_questions_reports_nothing_to_score(tmp_path, cli_env):
     assert asked.returncode == 0 and "ask1" in asked.stdout and " a " in asked.stdout
 
 
-def test_the_committed_report_of_the_bundled_case_follows_the_contract():
+def test_the_committed_report_of_the_bundled_case_follows_the_contract_and_renders_as_committed():
+    """The committed JSON follows the schema, and this code renders it to exactly the committed Markdown (so the
+    Markdown in docs/ is what to_markdown writes today, not what an older version wrote)."""
     report = json.loads((ROOT / "docs" / "purloined_pearl_report.json").read_text())
     validate_report(report)
     assert len(report["strategies"]) == 8 and all(q["differences"] for q in report["questions"])
+    assert to_markdown(report) == (ROOT / "docs" / "purloined_pearl_report.md").read_text(encoding="utf-8")
