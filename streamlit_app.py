@@ -240,8 +240,10 @@ def triples_choice(case: Case, config: RunConfig, backend: Backend) -> str:
 
     def label(s: str) -> str:
         return TRIPLE_LABELS[s] + (f": {costs[s]}" if costs[s] else ": no extraction")
+    # Keyed by the case and its triples: another case, or the generator's facts toggled on, starts from its own
+    # default instead of keeping a choice made for a case without them.
     choice = st.radio("Triples for the graph", sources, index=sources.index(default), format_func=label,
-                      key="triples_source")
+                      key=f"triples_source:{case.fingerprint}:{len(case.triples)}")
     if default == "nlp" and not case.triples:
         st.caption(f"spaCy is the default here: the case has {len(case.passages):,} passages, over the "
                    f"{NLP_ABOVE_PASSAGES} up to which the LLM's OpenIE is the default.")

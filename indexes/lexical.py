@@ -23,14 +23,14 @@ class BM25Index:
         return self._bm25s.tokenize([text], stopwords="en", show_progress=False, return_ids=False)[0]
 
     def search(self, text: str, k: int) -> list[tuple[str, float]]:
-        """The top-k (passage id, BM25 score), best first, passages that share no word with the text left out; []
-        when the text has no searchable word."""
+        """The top-k (passage id, BM25 score), best first; [] when the text has no searchable word. Passages that
+        share no word with the text come last with score 0 (fusion ranks them; the BM25 strategy drops them)."""
         tokens = self.tokens(text)
         k = min(k, len(self.ids))
         if not tokens or k == 0:
             return []
         docs, scores = self.index.retrieve([tokens], k=k, show_progress=False)
-        return [(self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
+        return [(self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True)]
 
 
 def _make(ctx: BuildContext) -> BM25Index:

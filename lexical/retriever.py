@@ -17,6 +17,12 @@ class BM25Retriever:
         ex = Explanation(method="BM25 word-match score (English stopwords removed)", queries=[text])
         with ex.stage("search"):
             hits = self.index.search(text, top_k)
+        unmatched = sum(1 for _, score in hits if score <= 0)
+        if hits and unmatched == len(hits):   # no passage shares a word: a ranking by index order means nothing
+            hits = []
+        elif unmatched:
+            ex.fallback = f"{unmatched} of the {len(hits)} passages share no word with the question (score 0, in " \
+                          "index order)"
         if not hits:
             ex.fallback = ("no word of the question occurs in any passage" if self.index.tokens(text)
                            else "no searchable word in the question")

@@ -28,7 +28,7 @@ def test_app_solves_the_bundled_case(app_env, backend):
     assert any("Purloined Pearl" in s.value for s in at.subheader)
     at.sidebar.multiselect[0].set_value(list(THREE)).run()          # three strategies side by side
     # Cell 3: every triples source with its cost, and the build's own cost, before the wait.
-    sources = at.radio(key="triples_source").options
+    sources = next(r for r in at.radio if r.label == "Triples for the graph").options
     assert any("spaCy (no LLM): about" in o for o in sources) and any("OpenIE with" in o for o in sources), sources
     assert any(c.value.startswith("Cost of a first build: embedding") for c in at.caption)
     next(b for b in at.button if b.label == "Build the indexes").click()

@@ -10,6 +10,7 @@ from casebook.loader import load_case
 from core.storage import Storage
 from core.types import Passage
 from indexes import IndexStoreError, VectorIndex, open_chroma
+from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only
 from naive_rag import NaiveRetriever
 
@@ -98,12 +99,14 @@ def test_embedding_failure_mid_index_keeps_the_index_consistent(store, case):
     assert report.unchanged == 4 and report.added == 6 and index.count() == 10
 
 
-def test_empty_question_is_rejected(store, case):
-    emb = local_embedder()
-    index = VectorIndex(open_chroma(store), case.name, emb)
+def test_empty_question_is_rejected_once_for_every_strategy(store, case):
+    """The runner checks the question before any strategy sees it (the retrievers repeat no guard)."""
+    lab = Lab(case, Settings(cache_enabled=False), RunConfig(strategies=("naive", "bm25"), retrieval_only=True),
+              embedder=local_embedder(), storage=store)
+    lab.build()
     for q in ("", "   \n"):
-        with pytest.raises(ValueError, match="empty"):
-            NaiveRetriever(index, emb).retrieve(q, 3)
+        with pytest.raises(ValueError, match="the question is empty"):
+            lab.ask(q)
 
 
 def test_corrupt_chroma_folder_names_the_folder(tmp_path):
@@ -140,7 +143,6 @@ def test_unreachable_chroma_server_is_a_clear_error():
 
 def test_two_cases_with_one_name_never_share_a_collection(tmp_path):
     from casebook.loader import load_case as load
-    from lab.runner import Lab, RunConfig
 
     answers = {}
     for folder, text in (("a", "The harbour froze in January."), ("b", "The vineyard flooded in April.")):
