@@ -519,9 +519,33 @@ def _summary(results, quick: bool, load) -> list[str]:
     return out
 
 
+def _answer_step(results, quick: bool, load) -> list[str]:
+    """The short answer prompt beside the committed report's answers (the previous prompt), on the bundled case."""
+    now = load(results, "answer_step_pearl")
+    path = Path(__file__).resolve().parents[1] / "docs" / "purloined_pearl_report.json"
+    if not now or not path.exists():
+        return []
+    before = json.loads(path.read_text(encoding="utf-8"))
+    names = [n for n in now["strategies"] if n in before["summary"]]
+    out = ["## The answer step: short answers", "",
+           "`python run_comparison.py --case <the bundled case with the embedded model's cached OpenIE as triples.json> "
+           "--strategies naive,hipporag,vector-graph --triples precomputed --json "
+           "benchmarks/results/answer_step_pearl.json` on a fresh response cache (every answer and LLM step computed; "
+           "524 s for the 14 questions x 3 strategies, model start included; the same retrievals as the report's, Recall@3 equal), beside docs/purloined_pearl_report.json "
+           "(the previous prompt, an earlier session: there identical retrievals of its 8 strategies shared cached "
+           "answers, so its medians are lower than one answer's cost and are not a same-run comparison).", ""]
+    out += _t(["strategy", "Recall@3", "key-fact accuracy (before)", "key-fact accuracy (short prompt)",
+               "strict (before)", "strict (short)", "median answer ms (short prompt)", "median LLM ms per question"],
+              [[n, now["summary"][n]["recall"], before["summary"][n]["answer_accuracy"],
+                now["summary"][n]["answer_accuracy"], before["summary"][n]["answer_accuracy_strict"],
+                now["summary"][n]["answer_accuracy_strict"], now["summary"][n]["median_answer_ms"],
+                now["summary"][n]["median_llm_ms"]] for n in names])
+    return out
+
+
 # BENCHMARKS.md's sections in order; the tuning sections (how defaults were chosen) go to docs/tuning.md.
 MAIN_SECTIONS = (_summary, _retrieval, _nlp_triples, _nlp_scale, _retrieval_uncached, _retrieval_llm, _ppr_scale, _indexing,
-                 _indexing_builds, lambda results, quick, load: _answer_scoring(), _llm_speed, _generated,
+                 _indexing_builds, lambda results, quick, load: _answer_scoring(), _answer_step, _llm_speed, _generated,
                  _openie_quality, _first_words, _bundled_ceiling, _flagship)
 TUNING_SECTIONS = (_hybrid_grid, _tuning_grids, _dense_power, _feedback, _sensitivity)
 
