@@ -531,7 +531,8 @@ def _answer_step(results, quick: bool, load) -> list[str]:
            "`python run_comparison.py --case <the bundled case with the embedded model's cached OpenIE as triples.json> "
            "--strategies naive,hipporag,vector-graph --triples precomputed --json "
            "benchmarks/results/answer_step_pearl.json` on a fresh response cache (every answer and LLM step computed; "
-           "524 s for the 14 questions x 3 strategies, model start included; the same retrievals as the report's, Recall@3 equal), beside docs/purloined_pearl_report.json "
+           "524 s for the 14 questions x 3 strategies, model start included; the same retrievals as the report's, "
+           "Recall@3 equal), beside docs/purloined_pearl_report.json "
            "(the previous prompt, an earlier session: there identical retrievals of its 8 strategies shared cached "
            "answers, so its medians are lower than one answer's cost and are not a same-run comparison).", ""]
     out += _t(["strategy", "Recall@3", "key-fact accuracy (before)", "key-fact accuracy (short prompt)",
