@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PACKAGES := llm core casebook kg indexes lab naive_rag hipporag lexical hybrid three_stage vector_graph hubmesh_rag
 
-.PHONY: install app test test-fast lint typecheck cli check bench clean
+.PHONY: install app test test-all test-fast lint typecheck cli check bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ check: $(STAMP)
 	$(PY) -m llm check
 
 test: $(STAMP)
+	OMP_NUM_THREADS=2 $(PY) -m pytest -q -rs --durations=12 -m "not slow" tests
+
+# Also the tests that build a whole benchmark set (marked slow: the PageRank engines on MuSiQue's 1,890 passages).
+test-all: $(STAMP)
 	OMP_NUM_THREADS=2 $(PY) -m pytest -q -rs --durations=12 tests
 
 # Everyday tier: no LLM, no browser, no whole-benchmark build (tests marked slow or llm are left out).
