@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.types import Passage
-from kg.nlp import SPACY_MODEL, load_spacy
+from kg.nlp import SPACY_MODEL, load_spacy, processes_for
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +59,8 @@ def spacy_mentions(passages: Sequence[Passage], folder: Path, nlp_factory=load_s
     except (OSError, ValueError) as exc:
         log.warning("saved mentions %s are unreadable (%s); running NER again", path, exc)
     nlp = nlp_factory()
-    processes = 2 if sum(map(len, texts)) > 200_000 else 1   # worker start-up only pays on a large case
     found = {text: [(e.text.strip(), e.label_) for e in doc.ents]
-             for text, doc in zip(texts, nlp.pipe(texts, batch_size=64, n_process=processes), strict=True)}
+             for text, doc in zip(texts, nlp.pipe(texts, batch_size=64, n_process=processes_for(texts)), strict=True)}
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".json.tmp")

@@ -23,6 +23,7 @@ from core.contract import BuildContext, BuildReport, Product
 from core.storage import Storage
 from core.types import Passage, Progress, ProgressUpdate
 from llm import Embedder
+from llm.cache import storage_trouble
 
 log = logging.getLogger(__name__)
 
@@ -62,18 +63,8 @@ def open_chroma(storage: Storage):
 _OPENING = threading.Lock()
 
 
-def _trouble(exc: BaseException) -> str:
-    """What is wrong with the storage, when it is not the files themselves: a full disk, a lock, an I/O error."""
-    text = str(exc).lower()
-    for needle, what in (("full", "the disk is full"), ("no space", "the disk is full"),
-                         ("locked", "another process holds it locked"), ("disk i/o", "a disk I/O error")):
-        if needle in text:
-            return what
-    return ""
-
-
 def _rebuild_hint(folder: Path, exc: Exception) -> str:
-    if trouble := _trouble(exc):
+    if trouble := storage_trouble(exc):
         return (f"the Chroma folder {folder} cannot be written now ({trouble}); nothing was deleted and the index "
                 "is as it was: free space (or wait for the other process) and run again")
     if folder.is_dir() and not os.access(folder, os.W_OK):
@@ -144,7 +135,7 @@ class VectorIndex:
         except Exception as exc:   # chromadb raises InternalError and others on damaged segment files
             if not type(exc).__module__.startswith("chromadb"):
                 raise   # an embedder's failure says nothing about the collection: keep it
-            if _trouble(exc):   # a full disk or a lock says nothing about the files either: never drop them
+            if storage_trouble(exc):   # a full disk or a lock says nothing about the files either: never drop them
                 raise IndexStoreError(_rebuild_hint(self._folder, exc)) from None
             log.warning("the vector index %s cannot be read (%s: %s); building it again", self.name,
                         type(exc).__name__, str(exc)[:200])

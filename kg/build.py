@@ -144,16 +144,17 @@ def extraction_estimate(case: Case, source: str, model: str = "the chat model") 
         return " and ".join(e for e in (extraction_estimate(case, base, model), extraction_estimate(case, layer)) if e)
     if source == "nlp":
         words = sum(len(p.text.split()) for p in case.passages)
-        return (f"spaCy (no LLM): about {_duration(words / NLP_WORDS_PER_S)} for {len(case.passages):,} passages "
+        return (f"spaCy (no LLM): about {duration_text(words / NLP_WORDS_PER_S)} for {len(case.passages):,} passages "
                 f"({words:,} words)")
     if source == "llm":
         n = len(case.documents)
         return (f"OpenIE with {model}: about {LLM_OPENIE_S_PER_DOCUMENT} s a document on the embedded model, "
-                f"{n:,} documents: about {_duration(n * LLM_OPENIE_S_PER_DOCUMENT)} (a faster server takes less)")
+                f"{n:,} documents: about {duration_text(n * LLM_OPENIE_S_PER_DOCUMENT)} (a faster server takes less)")
     return ""
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """A wait in words: "40 s", "8 minutes", "2.5 hours"."""
     if seconds < 90:
         return f"{max(1, round(seconds))} s"
     if seconds < 5400:

@@ -87,9 +87,7 @@ def extract(passages: Sequence[Passage], *, nlp=None, workers: int = 2, progress
         texts.append(p.text[:MAX_PASSAGE_CHARS])
     if progress:
         progress(ProgressUpdate(STAGE, 0, len(passages)))
-    # Worker processes cost ~1 s to start: only worth it when there is more than a few seconds of parsing.
-    processes = workers if workers > 1 and sum(map(len, texts)) > 200_000 else 1
-    for i, (p, doc) in enumerate(zip(passages, nlp.pipe(texts, batch_size=BATCH, n_process=processes),
+    for i, (p, doc) in enumerate(zip(passages, nlp.pipe(texts, batch_size=BATCH, n_process=processes_for(texts, workers)),
                                      strict=True), 1):
         found = list(passage_triples(doc))
         if not found:
@@ -104,6 +102,12 @@ def extract(passages: Sequence[Passage], *, nlp=None, workers: int = 2, progress
     log.info("spaCy extraction: %d passages, %d triples (%s), %d without a fact, in %.1f s", len(passages),
              len(out.triples), dict(out.by_rule), out.empty_passages, out.elapsed_ms / 1000)
     return out
+
+
+def processes_for(texts: Sequence[str], workers: int = 2) -> int:
+    """How many processes spaCy's pipe should use: worker processes cost ~1 s to start, so only when there are more
+    than a few seconds of parsing (above 200,000 characters)."""
+    return workers if workers > 1 and sum(map(len, texts)) > 200_000 else 1
 
 
 def passage_triples(doc) -> Iterable[tuple[str, str, str, str]]:

@@ -16,7 +16,7 @@ from core.contract import TRIPLE_SOURCES, BuildContext, BuildReport, Product, Va
 from core.storage import Storage
 from core.types import Case, Progress, Question, Retrieval, Retriever
 from kg import KNOWLEDGE_GRAPH, GraphBuild
-from kg.build import NLP_ABOVE_PASSAGES
+from kg.build import duration_text, triples_source
 from llm import Backend, Embedder, Settings
 
 from . import answer as answer_step
@@ -99,9 +99,9 @@ class RunConfig:
     def needs_chat(self, case: Case) -> bool:
         """Does this run need a chat model: answers, expansion, judge, an LLM strategy, or OpenIE for the graph?"""
         strategies = [get(s) for s in self.strategies]
-        # "auto" takes the LLM's OpenIE only when a chat model is there anyway; it does not ask for one.
-        openie = self.triples.startswith("llm") or (self.triples == "auto" and not case.triples
-                                           and len(case.passages) <= NLP_ABOVE_PASSAGES)
+        # With a chat model, would the graph's triples come from its OpenIE (an explicit llm source, or "auto" on a
+        # small case without triples.json)? Then the run needs one.
+        openie = triples_source(self.triples, case, has_chat=True).startswith("llm")
         return (not self.retrieval_only or self.expansion or self.judge or any(s.needs_llm for s in strategies)
                 or (openie and any(s.uses_triples for s in strategies)))
 
@@ -241,10 +241,9 @@ class Lab:
             return f"retrieval only: {questions} question(s) x {len(cfg.strategies)} strategies, a few seconds"
         each = self.answer_seconds(default_answer_s)
         total = questions * len(cfg.strategies) * each
-        when = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} minutes"
         source = "measured on this backend" if self.answer_ms else "a first guess until one is measured"
-        return (f"about {when}: {questions} question(s) x {len(cfg.strategies)} strategies x about {each:.0f} s an "
-                f"answer ({source}; cached answers are instant)")
+        return (f"about {duration_text(total)}: {questions} question(s) x {len(cfg.strategies)} strategies x about "
+                f"{each:.0f} s an answer ({source}; cached answers are instant)")
 
     def evaluate(self, questions: Sequence[Question] | None = None,
                  progress: Callable[[int, int, QuestionResult], None] | None = None,

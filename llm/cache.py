@@ -33,13 +33,15 @@ def _corrupt(exc: sqlite3.DatabaseError) -> bool:
     return "not a database" in text or "malformed" in text
 
 
-def _plain(exc: sqlite3.DatabaseError) -> str:
+def storage_trouble(exc: BaseException) -> str:
+    """What is wrong with a store when it is not its files (a full disk, a lock, an I/O error), or '': SQLite's
+    words, which Chroma's errors carry too."""
     text = str(exc).lower()
-    if "locked" in text or "busy" in text:
-        return "another process holds it locked"
-    if "full" in text:
-        return "the disk is full"
-    return str(exc)
+    for needles, what in ((("locked", "busy"), "another process holds it locked"),
+                          (("full", "no space"), "the disk is full"), (("disk i/o",), "a disk I/O error")):
+        if any(n in text for n in needles):
+            return what
+    return ""
 
 
 def cache_key(*parts: Any) -> str:
@@ -120,7 +122,7 @@ class ResponseCache:
                 if _corrupt(exc):
                     self._rebuild(exc)
                 else:
-                    log.warning("response cache %s skipped for this call: %s", self.path, _plain(exc))
+                    log.warning("response cache %s skipped for this call: %s", self.path, storage_trouble(exc) or exc)
             return None
 
     def get_chat(self, key: str) -> dict | None:
