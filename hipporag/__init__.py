@@ -1,5 +1,6 @@
 """HippoRAG: question -> linked facts or entities -> Personalized PageRank over the knowledge graph -> passages."""
-from .retriever import ChatModel, HippoConfig, HippoRAGRetriever
+from kg.walk import ChatModel, HippoConfig, HippoRAGRetriever
+
 from .strategy import HIPPORAG, HIPPORAG_V1
 
 __all__ = ["HIPPORAG", "HIPPORAG_V1", "ChatModel", "HippoConfig", "HippoRAGRetriever"]

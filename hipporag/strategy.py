@@ -5,8 +5,7 @@ from collections.abc import Mapping
 
 from core.contract import BuildContext, Strategy, Value, params_of
 from kg import KNOWLEDGE_GRAPH
-
-from .retriever import ChatModel, HippoConfig, HippoRAGRetriever
+from kg.walk import ChatModel, HippoConfig, HippoRAGRetriever
 
 V2_PARAMS = params_of(HippoConfig, exclude=("linking",))
 V1_PARAMS = tuple(p for p in V2_PARAMS if p.name in ("damping", "engine", "explain"))

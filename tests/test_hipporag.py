@@ -8,12 +8,12 @@ import pytest
 from core.storage import Storage
 from core.types import PathStep
 from hipporag import ChatModel, HippoConfig, HippoRAGRetriever
-from hipporag.retriever import dense_prior
 from indexes import VectorIndex, open_chroma
 from kg import build_graph, build_or_load, passage_triples
 from kg.normalize import normalize_entity
 from kg.openie import extract
 from kg.ppr import PPRMatrix
+from kg.walk import dense_prior
 from llm import OpenAIClient, Settings, embedder_only
 from naive_rag import NaiveRetriever
 

@@ -1,4 +1,6 @@
-"""HippoRAG retrieval: link the question to the graph, seed a Personalized PageRank walk, rank passages.
+"""The graph walk HippoRAG retrieves with: link the question to the graph, seed a Personalized PageRank walk,
+rank passages. It lives in ``kg`` because more than one strategy walks this way (hipporag, and investigate's
+first round and lead-seeded rounds); no strategy imports another.
 
 Two linking modes:
 - ``v2`` (HippoRAG 2, default): the question is matched against every fact by embedding; the top facts
@@ -22,10 +24,12 @@ import scipy.sparse as sp
 
 from core.contract import setting, settings_with
 from core.types import Evidence, Explanation, Retrieval, Seed
-from kg import ENGINES, KnowledgeGraph
-from kg.paths import most_probable_paths
-from kg.query import name_question_entities
 from llm import Embedder, OpenAIClient, select_relevant
+
+from .graph import KnowledgeGraph
+from .paths import most_probable_paths
+from .ppr import ENGINES
+from .query import name_question_entities
 
 LINKING_MODES = ("v2", "v1")
 
