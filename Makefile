@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-PACKAGES := llm core casebook kg indexes lab naive_rag hipporag lexical hybrid three_stage vector_graph hubmesh_rag
+PACKAGES := llm core casebook kg indexes lab naive_rag hipporag lexical hybrid three_stage vector_graph hubmesh_rag investigate
 
 .PHONY: install app test test-all test-fast lint typecheck cli check bench clean
 

@@ -23,7 +23,7 @@ from core.types import Case, ProgressUpdate, Question
 from kg import KNOWLEDGE_GRAPH, missing_triples
 from kg.build import NLP_ABOVE_PASSAGES, extraction_estimate, triples_source
 from lab import registry
-from lab.report import build_report, describe_build, to_markdown
+from lab.report import build_report, describe_build, round_text, to_markdown
 from lab.runner import Lab, RunConfig
 from llm import (
     AuthenticationFailed,
@@ -378,6 +378,8 @@ def print_questions(report: dict, case) -> None:
                 p = case.passage(pid)
                 mark = "*" if p.doc_id in gold else " "
                 print(f"   {mark} {shown(pid):<8} {score:8.4f}  {shown(p.title)}")
+            for step in r["explanation"]["rounds"]:
+                print(f"    round {step['number']}: {shown(round_text(step))}")
             if r["answer"] is not None:
                 verdict = {True: "correct", False: "wrong", None: "not graded"}[r["answer_correct"]]
                 print(f"    answer ({verdict}): {shown(r['answer'])}")
@@ -387,12 +389,13 @@ def print_summary(report: dict) -> None:
     k = report["settings"]["top_k"]
     print(f"\nSummary ({shown(report['case']['title'])}, top-{k}; accuracy by key facts, strict = whole-answer match):")
     print(f"  {'strategy':<13} {'Recall@' + str(k):>9} {'accuracy':>9} {'strict':>7} {'no answer':>10} "
-          f"{'retrieval ms':>13} {'LLM ms':>9}  recall by type")
+          f"{'retrieval ms':>13} {'LLM ms':>9} {'LLM calls':>9}  recall by type")
     for name, m in report["summary"].items():
         fmt = lambda v: "-" if v is None else f"{v:.2f}"
         by = ", ".join(f"{t} {fmt(v)}" for t, v in m["recall_by_type"].items())
         print(f"  {name:<13} {fmt(m['recall']):>9} {fmt(m['answer_accuracy']):>9} {fmt(m['answer_accuracy_strict']):>7} "
-              f"{fmt(m['no_answer_rate']):>10} {fmt(m['median_retrieval_ms']):>13} {fmt(m['median_llm_ms']):>9}  {by}")
+              f"{fmt(m['no_answer_rate']):>10} {fmt(m['median_retrieval_ms']):>13} {fmt(m['median_llm_ms']):>9} "
+              f"{fmt(m['median_llm_calls']):>9}  {by}")
 
 
 if __name__ == "__main__":

@@ -26,9 +26,9 @@ from casebook.loader import CaseError, load_case, load_files
 from core.contract import Param, Strategy
 from core.types import Case, Explanation, Question
 from kg.build import NLP_ABOVE_PASSAGES, extraction_estimate, triples_source
-from kg.visual import graph_html
+from kg.visual import ROUND_COLOR_NAMES, graph_html
 from lab.registry import DEFAULT_STRATEGIES, REGISTRY
-from lab.report import build_report, describe_build, key_fact_note, path_text, to_markdown
+from lab.report import build_report, describe_build, key_fact_note, path_text, round_text, to_markdown
 from lab.results import StrategyResult
 from lab.runner import Lab, QuestionResult, RunConfig
 from lab.verdict import TIE, case_verdict
@@ -507,6 +507,9 @@ def timing_chart(result: QuestionResult) -> None:
 def render_explanation(lab: Lab, ex: Explanation) -> None:
     """The explanation contract, field by field; a field a strategy leaves empty is not shown."""
     st.markdown(f"**Method:** {md(ex.method)}")
+    if ex.rounds:
+        st.markdown("**The trail** (one line per round: what it searched, what it added, what it followed next)")
+        st.markdown("\n".join(f"{r.number}. {md(round_text(asdict(r)))}" for r in ex.rounds))
     if ex.stages:
         st.markdown("**Stages**")
         st.dataframe(pd.DataFrame([{"stage": s.name, "ran": "yes" if s.ran else "no", "why": s.why, "ms": s.ms}
@@ -531,12 +534,16 @@ def render_explanation(lab: Lab, ex: Explanation) -> None:
         index = {g.node_label(n): n for n in range(g.n_nodes)}
         scores = {index[k]: v for k, v in ex.node_scores.items() if k in index}
         seeds = {index[s.node] for s in ex.seeds if s.node in index}
+        rounds = [{index[n] for n in r.seeds if n in index} for r in ex.rounds]
+        colours = ", ".join(f"round {n} {name}" for n, name in enumerate(ROUND_COLOR_NAMES[:len(rounds)], 1))
         st.markdown("**The walk on the graph** (size = PageRank mass: how often a random walker that keeps "
-                    "returning to the seeds stands on a node; red = seeds, the nodes the question linked to)")
+                    "returning to the seeds stands on a node; " +
+                    (f"each round's seeds in its colour: {colours})" if rounds else
+                     "red = seeds, the nodes the question linked to)"))
         st.markdown("Seeds: " + (", ".join(md(s.node) for s in ex.seeds[:10]) or "none") + " · passages it reached: "
                     + ", ".join(md(pid) for pid in ex.paths))
         html, _ = graph_html(g, scores=scores, seeds=seeds, max_nodes=80, height="420px",
-                            titles={p.id: p.title for p in lab.case.passages})
+                            titles={p.id: p.title for p in lab.case.passages}, seed_rounds=rounds)
         components.html(html, height=460)
 
 
@@ -611,7 +618,7 @@ SUMMARY_COLUMNS = {"questions": "Questions", "scored_questions": "Questions with
                    "answer_f1": "Answer F1", "judge_accuracy": "LLM judge accuracy",
                    "judge_agreement": "Judge agrees with key facts",
                    "median_retrieval_ms": "Median retrieval ms (no LLM)", "median_llm_ms": "Median LLM ms",
-                   "median_answer_ms": "Median answer ms"}
+                   "median_llm_calls": "Median LLM calls", "median_answer_ms": "Median answer ms"}
 SUMMARY_MEASURES = {key: SUMMARY_COLUMNS[key]   # the 0-1 measures charted side by side
                     for key in ("recall", "answer_accuracy", "answer_accuracy_strict", "judge_accuracy")}
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from generated import mean_by_type
 from tuning_grid import per_question_recalls
 
 from casebook.catalog import resolve
@@ -28,6 +27,7 @@ from lab.registry import get
 from llm import Settings, embedder_only
 
 from common import ROOT, write_result
+from generated import mean_by_type
 from retrieval import with_cached_triples, with_triples_file
 
 CASE = "purloined_pearl"

@@ -18,13 +18,13 @@ import argparse
 import json
 import statistics
 
-from generated import TUNING_SEEDS, TYPES, add_case_arguments, evaluate_seeds
 from tuning_grid import per_question_recalls
 
 from lab.registry import get
 from llm import Settings, embedder_only
 
 from common import RESULTS, write_result
+from generated import TUNING_SEEDS, TYPES, add_case_arguments, evaluate_seeds
 
 GUARD_CASES = ("musique_train100", "2wiki_first20")
 

@@ -15,12 +15,12 @@ import argparse
 import itertools
 
 from dense_power import GUARD_CASES, measure, pick
-from generated import TUNING_SEEDS, add_case_arguments
 
 from lab.registry import get
 from llm import Settings, embedder_only
 
 from common import write_result
+from generated import TUNING_SEEDS, add_case_arguments
 
 KEYS = ("feedback_weight", "feedback_passages")
 

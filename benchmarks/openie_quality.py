@@ -17,11 +17,10 @@ import argparse
 import json
 import statistics
 
-from generated import REPORT_SEEDS, TYPES, add_case_arguments, evaluate_seeds
-
 from llm import Settings, connect, embedder_only
 
 from common import RESULTS, environment, write_result
+from generated import REPORT_SEEDS, TYPES, add_case_arguments, evaluate_seeds
 
 NAME = "openie_quality"
 

@@ -124,6 +124,24 @@ class Stage:
 
 
 @dataclass
+class Round:
+    """One round of a strategy that follows leads: what it searched, what it was offered and chose, what it found."""
+    number: int
+    searched: list[str]                        # the texts this round searched (the question, leads, sub-questions)
+    seeds: list[str] = field(default_factory=list)          # the graph nodes its walks started from
+    added: list[str] = field(default_factory=list)          # passages this round found that no earlier round had
+    offered: list[str] = field(default_factory=list)        # the leads the reader was offered after this round
+    chosen: list[str] = field(default_factory=list)         # the leads it chose to follow next
+    sub_questions: list[str] = field(default_factory=list)  # questions of its own it asked next
+    why: str = ""                              # the reader's reason, or why the loop stopped here
+    enough: bool = False                       # the reader said the evidence is enough
+    reader: str = ""                           # who read this round's passages ("llm", "walk"; "": nobody)
+    ms: float = 0.0                            # the whole round, reading included
+    llm_ms: float = 0.0                        # of which in LLM calls
+    llm_calls: int = 0                         # chat calls made (0 when served from the cache or no LLM read)
+
+
+@dataclass
 class StageNote:
     """What a running stage says about itself (``Explanation.stage`` records it when the block ends)."""
     why: str = ""
@@ -140,6 +158,7 @@ class Explanation:
     paths: dict[str, list[PathStep]] = field(default_factory=dict)  # passage id -> the path that reached it
     stages: list[Stage] = field(default_factory=list)
     fallback: str = ""                                          # why the strategy fell back, if it did
+    rounds: list[Round] = field(default_factory=list)           # a lead-following strategy's trail, in order
 
     @contextmanager
     def stage(self, name: str, why: str = "", llm: bool = False) -> Iterator[StageNote]:

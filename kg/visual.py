@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .graph import KnowledgeGraph
 
 ENTITY_COLOR, PASSAGE_COLOR, SEED_COLOR, MATCH_COLOR = "#4c78a8", "#f58518", "#e45756", "#54a24b"
+# A lead-following strategy's seeds, one colour per round (round 1 is the question's: the usual seed red).
+ROUND_COLORS = (SEED_COLOR, "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
+ROUND_COLOR_NAMES = ("red", "purple", "cyan", "brown", "pink", "olive")
 MAX_LABEL = 60
 _REMOTE_SCRIPT = re.compile(r"<script[^>]*\bsrc=[\"']https?://[^>]*>\s*</script>", re.IGNORECASE)
 _REMOTE_LINK = re.compile(r"<link[^>]*\bhref=[\"']https?://[^>]*>", re.IGNORECASE)
@@ -46,14 +49,21 @@ MIN_SCALE = round(12 / LABEL_PX, 3)   # the zoom below which labels would be und
 
 def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, float] | None = None,
                seeds: set[int] | None = None, max_nodes: int = 250, height: str = "560px",
-               titles: Mapping[str, str] | None = None) -> tuple[str, dict]:
+               titles: Mapping[str, str] | None = None,
+               seed_rounds: Sequence[set[int]] = ()) -> tuple[str, dict]:
     """HTML for the graph (self-contained: vis-network in line) and what was drawn; ``titles`` (passage id ->
-    title) go into the passage boxes' hover text."""
+    title) go into the passage boxes' hover text; ``seed_rounds`` (each round's seed nodes) colour the seeds
+    by the round that first started from them."""
     from pyvis.network import Network
 
     needle = highlight.casefold().strip()
     matches = {i for i, label in enumerate(graph.phrases) if needle and needle in label.casefold()}
-    focus = set(seeds or ()) | matches
+    round_of: dict[int, int] = {}
+    for r, round_seeds in enumerate(seed_rounds):
+        for n in round_seeds:
+            round_of.setdefault(n, r)
+    seeds = set(seeds or ()) | set(round_of)
+    focus = seeds | matches
     nodes = select_nodes(graph, max_nodes, focus=focus or None, scores=scores)
     shown = set(nodes)
     net = Network(height=height, width="100%", cdn_resources="in_line", bgcolor="#ffffff")
@@ -72,7 +82,8 @@ def graph_html(graph: KnowledgeGraph, *, highlight: str = "", scores: dict[int, 
         else:
             facts = facts_of.get(n, [])[:8]
             title = f"{graph.phrases[n]}\n" + "\n".join(f"- {plain(t, 120)}" for t in facts)
-        color = SEED_COLOR if seeds and n in seeds else MATCH_COLOR if n in matches else \
+        color = ROUND_COLORS[min(round_of[n], len(ROUND_COLORS) - 1)] if n in round_of else \
+            SEED_COLOR if n in seeds else MATCH_COLOR if n in matches else \
             PASSAGE_COLOR if is_passage else ENTITY_COLOR
         size = 12 if is_passage else 8
         if scores and top > 0:

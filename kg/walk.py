@@ -85,6 +85,12 @@ class HippoConfig:
 
 
 @dataclass
+class Walk:
+    retrieval: Retrieval
+    mass: np.ndarray      # every node's walk mass (phrases, then passages); zeros when nothing seeded a walk
+
+
+@dataclass
 class ChatModel:
     client: OpenAIClient
     model: str
@@ -103,6 +109,11 @@ class HippoRAGRetriever:
     # -- the query path ---------------------------------------------------------------------------
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
                  params: Mapping[str, object] | None = None) -> Retrieval:
+        return self.walk(question, top_k, expansions, params).retrieval
+
+    def walk(self, question: str, top_k: int, expansions: Sequence[str] = (),
+             params: Mapping[str, object] | None = None) -> Walk:
+        """The retrieval and every node's walk mass (zeros when nothing seeded a walk)."""
         g = self.graph
         cfg = settings_with(self.config, params)
         queries = [question.strip()] + [e.strip() for e in expansions if e.strip()]
@@ -120,7 +131,7 @@ class HippoRAGRetriever:
             ex.fallback = ex.fallback or "no seed entity linked: ranked by dense similarity"
             ex.skip("ppr", "nothing to seed the walk")
             ranked = _top(dense, top_k)
-            return Retrieval([(g.passage_ids[j], float(dense[j])) for j in ranked], ex)
+            return Walk(Retrieval([(g.passage_ids[j], float(dense[j])) for j in ranked], ex), np.zeros(g.n_nodes))
 
         with ex.stage("ppr", engine):
             passage_reset = np.zeros(len(g.passage_ids))
@@ -159,7 +170,7 @@ class HippoRAGRetriever:
                 ex.paths = {g.passage_ids[j]: paths[g.passage_node(j)] for j in ranked}
         else:
             ex.skip("explain", "paths not requested")
-        return Retrieval([(g.passage_ids[j], float(passage_scores[j])) for j in ranked], ex)
+        return Walk(Retrieval([(g.passage_ids[j], float(passage_scores[j])) for j in ranked], ex), scores)
 
     # -- linking ----------------------------------------------------------------------------------
     def _link_v2(self, queries: list[str], q_vecs: np.ndarray, cfg: HippoConfig,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from core.types import Passage
 from llm import OpenAIClient, chat_json
+from llm.fence import fenced, quoted
 
 # Fixed text first, the same for every question and strategy, so the server's prefix cache serves it; the
 # passages follow, fenced as quoted evidence, and the question last. Short by design: the embedded 1.5B model wrote
@@ -35,19 +36,10 @@ class Answer:
 
 
 def answer_messages(question: str, passages: Sequence[Passage]) -> list[dict]:
-    context = "\n".join(f'<passage id="{_quoted(p.id)}" title="{_quoted(p.title)}">\n{_fenced(p.text)}\n</passage>'
+    context = "\n".join(f'<passage id="{quoted(p.id)}" title="{quoted(p.title)}">\n{fenced(p.text)}\n</passage>'
                         for p in passages) or "(no passages)"
     return [{"role": "system", "content": ANSWER_SYSTEM},
             {"role": "user", "content": f"Evidence:\n{context}\n\nQuestion: {question}"}]
-
-
-def _fenced(text: str) -> str:
-    """A passage's text that cannot close its own fence (a document containing "</passage>")."""
-    return text.replace("</passage", "</ passage").replace("<passage", "< passage")
-
-
-def _quoted(text: str) -> str:
-    return _fenced(text).replace('"', "'").replace("\n", " ")
 
 
 def answer(client: OpenAIClient, model: str, question: str, passages: Sequence[Passage],

@@ -10,6 +10,7 @@ from core.contract import Strategy
 from hipporag import HIPPORAG, HIPPORAG_V1
 from hubmesh_rag import HUBMESH
 from hybrid import HYBRID
+from investigate import INVESTIGATE, INVESTIGATE_WALK
 from lexical import BM25
 from naive_rag import NAIVE
 from three_stage import THREE_STAGE
@@ -24,6 +25,8 @@ REGISTRY: dict[str, Strategy] = {s.name: s for s in [
     THREE_STAGE,
     VECTOR_GRAPH,
     HUBMESH,
+    INVESTIGATE,
+    INVESTIGATE_WALK,
 ]}
 
 DEFAULT_STRATEGIES = ("naive", "hipporag")

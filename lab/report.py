@@ -13,7 +13,7 @@ from .runner import Lab, QuestionResult, RunConfig
 from .verdict import case_verdict
 
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
-REPORT_VERSION = 2
+REPORT_VERSION = 3   # 3: explanation.rounds, llm_calls, median_llm_calls
 
 
 def build_report(lab: Lab, results: Sequence[QuestionResult], config: RunConfig | None = None) -> dict:
@@ -38,7 +38,8 @@ def build_report(lab: Lab, results: Sequence[QuestionResult], config: RunConfig 
                 "retrieved": s.retrieved, "passages": s.passages, "scores": s.scores, "recall": s.recall,
                 "answer": s.answer, "answer_correct": s.answer_scores.correct if s.answer_scores else None,
                 "answer_scores": s.answer_scores.to_dict() if s.answer_scores else None, "judge_correct": s.judge_correct,
-                "retrieval_ms": round(s.retrieval_ms, 3), "llm_ms": round(s.llm_ms, 3), "timings_ms": s.timings_ms,
+                "retrieval_ms": round(s.retrieval_ms, 3), "llm_ms": round(s.llm_ms, 3), "llm_calls": s.llm_calls,
+                "timings_ms": s.timings_ms,
                 "params": s.params,
                 "explanation": s.explanation.to_dict(),
             } for name, s in r.results.items()}})
@@ -91,6 +92,7 @@ def summarise(questions: list[dict], strategies: Sequence[str]) -> dict:
             "judge_accuracy": metrics.safe_mean(float(j) for j in judged) if judged else None,
             "median_retrieval_ms": metrics.safe_median(r["retrieval_ms"] for r in rows),
             "median_llm_ms": metrics.safe_median(r["llm_ms"] for r in rows),
+            "median_llm_calls": metrics.safe_median(r["llm_calls"] for r in rows),
             "median_answer_ms": metrics.safe_median(r["timings_ms"].get("answer") for r in rows),
         }
     return out
@@ -133,14 +135,14 @@ def to_markdown(report: dict) -> str:
     lines += _verdict_lines(report)
     lines += ["", "## Summary", "",
              "| strategy | Recall@k | answer accuracy (key facts) | strict accuracy | no answer | answer F1 | judge | "
-             "judge agrees | median retrieval ms (no LLM) | median LLM ms | median answer ms |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "judge agrees | median retrieval ms (no LLM) | median LLM ms | median LLM calls | median answer ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name in names:
         m = report["summary"][name]
         lines.append(f"| {name} | {_fmt(m['recall'])} | {_fmt(m['answer_accuracy'])} | {_fmt(m['answer_accuracy_strict'])} "
                      f"| {_fmt(m['no_answer_rate'])} | {_fmt(m['answer_f1'])} | {_fmt(m['judge_accuracy'])} | "
                      f"{_fmt(m['judge_agreement'])} | {_fmt(m['median_retrieval_ms'])} | {_fmt(m['median_llm_ms'])} | "
-                     f"{_fmt(m['median_answer_ms'])} |")
+                     f"{_fmt(m['median_llm_calls'])} | {_fmt(m['median_answer_ms'])} |")
     types = sorted({t for n in names for t in report["summary"][n]["recall_by_type"]})
     if types:
         lines += ["", "## Recall@k by question type", "", "| strategy | " + " | ".join(types) + " |",
@@ -202,7 +204,19 @@ def explanation_lines(name: str, ex: dict, top: int = 5) -> list[str]:
         lines.append("  - seeds: " + ", ".join(f"{_cell(s['node'])} ({s['weight']:.3g})" for s in ex["seeds"][:top]))
     for pid, path in ex["paths"].items():
         lines.append(f"  - {_cell(pid)}: " + (path_text(path) if path else "reached by its own dense score"))
+    lines += [f"  - round {r['number']}: {round_text(r)}" for r in ex.get("rounds", [])]
     return lines
+
+
+def round_text(r: dict) -> str:
+    """One round of a trail in a line: what it searched, what it added, what it chose next and why."""
+    text = f"searched {'; '.join(map(_cell, r['searched']))}; added " \
+           f"{', '.join(map(_cell, r['added'])) or 'nothing new'}"
+    if r["chosen"] or r["sub_questions"]:
+        text += "; next: " + "; ".join(map(_cell, [*r["chosen"], *r["sub_questions"]]))
+    if r["why"]:
+        text += f" ({_cell(r['why'])})"
+    return text + (f"; {r['llm_calls']} LLM call(s), {r['llm_ms'] / 1000:.1f} s" if r["llm_calls"] else "")
 
 
 def _verdict_lines(report: dict) -> list[str]:

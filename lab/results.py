@@ -34,6 +34,11 @@ class StrategyResult:
         return sum(v for k, v in self.timings_ms.items() if k not in self.llm_stages)
 
     @property
+    def llm_calls(self) -> int:
+        """LLM steps that ran for this answer (each one call; a reply served from the cache counts too)."""
+        return sum(1 for k in self.timings_ms if k in self.llm_stages)
+
+    @property
     def llm_ms(self) -> float:
         """Time in LLM calls: the strategy's LLM stages, the answer, the judge and query expansion."""
         return sum(v for k, v in self.timings_ms.items() if k in self.llm_stages)

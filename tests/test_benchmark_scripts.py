@@ -78,9 +78,9 @@ def test_the_hand_written_triples_only_say_what_their_documents_say():
 
 
 def test_each_model_caches_its_triples_in_its_own_folder():
-    from generated import OPENIE, triples_path
-
     from llm.model_file import QWEN_CODER_1_5B
+
+    from generated import OPENIE, triples_path
 
     assert triples_path(3, 4, QWEN_CODER_1_5B.name) == OPENIE / "mystery-3-4.json"   # the committed cache
     other = triples_path(3, 4, "../../Llama 3.1:8b/instruct")   # a server's model name never leaves openie/

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Investigation mode against the one-shot strategies: Recall by question type, LLM calls and seconds per question.
+
+Sets (each with its own top-k, as the other benchmarks use it):
+- generated mysteries (``--seeds``; 1-10 report, 100-115 choose), the embedded model's cached OpenIE, Recall@3;
+  beside them two ceilings: HippoRAG on the generator's gold facts (perfect extraction) and ``investigate-gold``,
+  the loop with a perfect reader (its leads are the offered nodes the gold facts of a not-yet-found supporting
+  document name; it says "enough" once every supporting document is on the page);
+- the bundled Purloined Pearl (the embedded model's cached OpenIE), Recall@3, with the flagship question's trail;
+- musique_train100 (published triples), Recall@5.
+Strategies: naive, hipporag, investigate-walk (no LLM), investigate (the embedded model reads). LLM replies are
+cached (llm/cache.py), so a rerun with the same prompts makes no call.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from casebook.catalog import resolve
+from casebook.generate import gold_as_triples, load_mystery
+from casebook.loader import load_case
+from core.contract import BuildContext, Strategy
+from core.types import Case, Passage, Question
+from investigate import INVESTIGATE, Reading, build_with
+from kg.normalize import normalize_entity
+from lab.registry import register
+from lab.runner import Lab, RunConfig
+from llm import Backend, Embedder, Settings, connect, embedder_only
+
+from common import assignments_for, write_result
+from generated import TYPES, add_case_arguments, model_triples
+from retrieval import with_cached_triples
+
+ONE_SHOT = ("naive", "hipporag")
+LOOPS = ("investigate-walk", "investigate")
+FLAGSHIP = "Q4"   # the Purloined Pearl's "motive and opportunity" question (gold D4, D7, D8)
+
+
+@dataclass
+class GoldReader:
+    """The perfect investigator of a generated case: it knows, for each question, which documents it needs and
+    the entities each one's gold facts name."""
+    needs: dict[str, tuple[str, ...]]          # question text -> supporting documents
+    names: dict[str, set[str]]                 # document -> normalised entities of its gold facts
+    facts: dict[str, str]                      # document -> its first gold fact, as a sentence
+    name: str = "gold"
+    uses_llm: bool = False
+
+    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
+             max_leads: int) -> Reading:
+        missing = [d for d in self.needs.get(question, ()) if d not in {p.doc_id for p in passages}]
+        if not missing:
+            return Reading(enough=True, why="every supporting document is on the page")
+        chosen: list[int] = []
+        asked: list[str] = []
+        for doc in missing:   # a lead that names what the document states, else the fact itself asked about
+            lead = next((i for i, text in enumerate(offered) if normalize_entity(text) in self.names.get(doc, ())
+                         and i not in chosen), None)
+            if lead is not None:
+                chosen.append(lead)
+            elif doc in self.facts:
+                asked.append(self.facts[doc])
+        return Reading(tuple(chosen[:max_leads]), tuple(asked[:3 if first else 1]),
+                       why=f"leads into {', '.join(missing)}")
+
+
+def gold_strategy(case: Case, gold: list[dict]) -> Strategy:
+    names: dict[str, set[str]] = {}
+    for t in gold:
+        names.setdefault(t["doc_id"], set()).update(normalize_entity(t[k]) for k in ("subject", "object"))
+    facts: dict[str, str] = {}
+    for t in gold:
+        facts.setdefault(t["doc_id"], f"{t['subject']} {t['relation']} {t['object']}")
+    reader = GoldReader({q.text: q.supporting_docs for q in case.questions}, names, facts)
+
+    def reader_for(ctx: BuildContext) -> GoldReader:
+        return reader
+    return Strategy("investigate-gold", "Investigate (perfect reader)", "the loop with leads from the gold facts",
+                    build_with(reader_for), params=INVESTIGATE.params, uses_triples=True,
+                    products=INVESTIGATE.products)
+
+
+def run_case(case: Case, strategies: Sequence[str], top_k: int, settings: Settings, embedder: Embedder,
+             backend: Backend | None, assignments: list[str]) -> dict[str, dict]:
+    """Per strategy: Recall@top_k per question and by type, LLM calls and seconds per question, the trails."""
+    config = RunConfig(strategies=tuple(strategies), retrieval_only=True, triples="precomputed", top_k=top_k)
+    config = config.with_assignments(assignments_for(assignments, strategies))
+    lab = Lab(case, settings, config, embedder=embedder, backend=backend if "investigate" in strategies else None)
+    lab.build()
+    out: dict[str, dict] = {name: {"questions": {}, "calls": [], "llm_s": [], "rounds": [], "trails": {}}
+                            for name in strategies}
+    for q in case.questions:
+        result = lab.ask(q)
+        for name, r in result.results.items():
+            row = out[name]
+            row["questions"][q.id] = r.recall
+            rounds = r.explanation.rounds
+            row["calls"].append(sum(x.reader == "llm" for x in rounds))   # reads, cached or not
+            row["llm_s"].append(round(r.llm_ms / 1000, 2))
+            row["rounds"].append(len(rounds) or 1)
+            if rounds:
+                row["trails"][q.id] = [{"searched": list(x.searched), "added": list(x.added),
+                                        "chosen": list(x.chosen), "sub_questions": list(x.sub_questions),
+                                        "why": x.why} for x in rounds]
+    for row in out.values():
+        row["by_type"] = by_type(case.questions, row["questions"])
+        row["median_calls"] = statistics.median(row["calls"])
+        row["median_llm_s"] = statistics.median(row["llm_s"])
+        row["median_rounds"] = statistics.median(row["rounds"])
+    return out
+
+
+def by_type(questions: Sequence[Question], recalls: dict[str, float | None]) -> dict[str, float]:
+    out = {}
+    for t in sorted({q.type for q in questions}):
+        values = [recalls[q.id] for q in questions if q.type == t and recalls[q.id] is not None]
+        if values:
+            out[t] = round(statistics.fmean(v for v in values if v is not None), 3)
+    values = [v for v in recalls.values() if v is not None]
+    out["all"] = round(statistics.fmean(v for v in values if v is not None), 3) if values else 0.0
+    return out
+
+
+def generated_rows(seeds: Sequence[int], strategies: Sequence[str], settings: Settings, embedder: Embedder,
+                   backend: Backend | None, assignments: list[str]) -> list[dict]:
+    rows = []
+    for seed in seeds:
+        triples = model_triples(seed, 4, settings)
+        case, gold = load_mystery(seed, 4, triples)
+        register(gold_strategy(case, gold))
+        names = [*strategies, "investigate-gold"]
+        results = run_case(case, names, 3, settings, embedder, backend, assignments)
+        gold_case, _ = load_mystery(seed, 4, gold_as_triples(gold))
+        results["hipporag_gold"] = run_case(gold_case, ["hipporag"], 3, settings, embedder, None,
+                                            assignments)["hipporag"]
+        rows.append({"seed": seed, **results})
+        print(f"seed {seed}: " + "  ".join(f"{n} {r['by_type']}" for n, r in results.items()), flush=True)
+    return rows
+
+
+def summary(rows: list[dict], names: Sequence[str]) -> dict[str, dict]:
+    out = {}
+    for name in names:
+        present = [r[name] for r in rows if name in r]
+        if not present:
+            continue
+        types = [t for t in (*TYPES, "all") if all(t in p["by_type"] for p in present)]
+        out[name] = {**{t: round(statistics.fmean(p["by_type"][t] for p in present), 3) for t in types},
+                     "Q7": round(statistics.fmean(p["questions"]["Q7"] for p in present), 3)
+                     if all("Q7" in p["questions"] for p in present) else None,
+                     "median_calls": statistics.median(c for p in present for c in p["calls"]),
+                     "median_llm_s": statistics.median(c for p in present for c in p["llm_s"])}
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    add_case_arguments(p, "1-10")
+    p.add_argument("--sets", default="generated,pearl,musique", help="comma list of generated, pearl, musique")
+    p.add_argument("--strategies", default=",".join(ONE_SHOT + LOOPS))
+    p.add_argument("--limit", type=int, default=0, help="only the first N questions of musique_train100")
+    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
+    p.add_argument("--out", default="investigation")
+    args = p.parse_args(argv)
+    settings = Settings.from_env()
+    strategies = [s for s in args.strategies.split(",") if s]
+    backend = connect(settings) if "investigate" in strategies else None
+    embedder = backend.embedder if backend else embedder_only(settings)
+    payload: dict = {"seeds": args.seeds, "params": args.set, "strategies": strategies,
+                     "model": backend.model if backend else ""}
+    sets = args.sets.split(",")
+    if "generated" in sets:
+        rows = generated_rows(args.seeds, strategies, settings, embedder, backend, args.set)
+        payload["generated"] = {"rows": rows, "summary": summary(rows, [*strategies, "investigate-gold",
+                                                                         "hipporag_gold"])}
+        print("generated:", payload["generated"]["summary"], flush=True)
+    if "pearl" in sets:
+        case = with_cached_triples(load_case(resolve("purloined_pearl")))
+        result = run_case(case, strategies, 3, settings, embedder, backend, args.set)
+        payload["pearl"] = result
+        for name, r in result.items():
+            print(f"pearl {name}: {r['by_type']} flagship {r['questions'].get(FLAGSHIP)} "
+                  f"calls {r['median_calls']} llm {r['median_llm_s']} s", flush=True)
+    if "musique" in sets:
+        case = load_case(resolve("musique_train100"))
+        if args.limit:
+            case.questions = case.questions[:args.limit]
+        result = run_case(case, strategies, 5, settings, embedder, backend, args.set)
+        payload["musique"] = {n: {k: v for k, v in r.items() if k != "trails"} for n, r in result.items()}
+        for name, r in result.items():
+            print(f"musique {name}: {r['by_type']} calls {r['median_calls']} llm {r['median_llm_s']} s", flush=True)
+    write_result(args.out, payload)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

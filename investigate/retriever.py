@@ -1,0 +1,167 @@
+"""Investigation: retrieve, read, follow leads, retrieve again, as a detective works a case.
+
+Round 1 is HippoRAG's walk from the question (``kg.walk``, its LLM fact filter off). After each round a reader
+(``readers.py``) sees the passages found so far and a numbered list of leads, the graph's phrase nodes in those
+passages ranked by walk mass over node specificity, and picks leads to follow, questions of its own (the first
+reading may split a question that names nothing into sub-questions), or says the evidence is enough. Each lead and
+sub-question is searched by a walk seeded from it (a lead is a graph node, so it seeds the walk itself; its dense
+score seeds the passages) fused by RRF with BM25 on its words (identifiers and names match literally). The loop
+stops when the reader says enough, a round finds nothing new, no lead is left, or after ``steps`` rounds.
+
+The final ranking is a fixed merge of every search's ranking (``merge``):
+- ``trail``: round robin over the searches in the order they ran (the question first, unless the first reading
+  split it into sub-questions: then after that round's searches), each giving its best passage not yet placed: the
+  trail order, which the answer step reads in. One round only = the walk's own ranking.
+- ``rrf``: Reciprocal Rank Fusion of all searches' rankings (a passage several searches reach rises).
+Both keep Recall@k comparable with one-shot strategies: k passages, whatever the number of rounds.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.contract import setting, settings_with
+from core.types import Case, Explanation, Retrieval, Round, Seed
+from indexes import BM25Index, rrf
+from kg import KnowledgeGraph
+from kg.walk import HippoRAGRetriever, Walk
+
+from .readers import Reader, Reading
+
+MERGES = ("trail", "rrf")
+
+
+@dataclass(frozen=True)
+class InvestigateSettings:
+    """Query-time settings of the loop (defaults and how they were chosen: docs/investigate.md)."""
+    steps: int = setting(3, "at most this many rounds of retrieval (1: the walk alone, no reading)", minimum=1,
+                         maximum=6)
+    leads: int = setting(2, "leads the reader may follow after each round", minimum=1, maximum=5)
+    candidates: int = setting(10, "leads offered to the reader after each round, best first by walk mass over "
+                              "specificity", minimum=1, maximum=30)
+    show: int = setting(3, "passages of the trail so far the reader sees (its best first)", minimum=1, maximum=10)
+    depth: int = setting(10, "passages each search contributes to the merge", minimum=1, maximum=100)
+    merge: str = setting("trail", "how the rounds' rankings become one: trail (round robin over the searches in "
+                         "the order they ran; the answer reads them in that order) or rrf (reciprocal rank fusion)",
+                         choices=MERGES)
+    decompose: bool = setting(True, "after the first round the reader may split a question that names nothing to "
+                              "look up into sub-questions (a reason, being there, the means)")
+
+
+class InvestigateRetriever:
+    def __init__(self, graph: KnowledgeGraph, walker: HippoRAGRetriever, lexical: BM25Index, case: Case,
+                 reader: Reader, settings: InvestigateSettings = InvestigateSettings(), fallback: str = ""):
+        self.graph, self.walker, self.lexical, self.case = graph, walker, lexical, case
+        self.reader, self.settings, self.fallback = reader, settings, fallback
+
+    def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
+                 params: Mapping[str, object] | None = None) -> Retrieval:
+        p = settings_with(self.settings, params)
+        g = self.graph
+        ex = Explanation(method=f"up to {p.steps} rounds: HippoRAG's walk from the question, then walks and BM25 "
+                                f"from the leads the {self.reader.name} reader follows; merged by {p.merge}",
+                         fallback=self.fallback)
+        started = time.perf_counter()
+        with ex.stage("round 1 search"):
+            first = self.walker.walk(question, p.depth, expansions)
+        searches = [first.retrieval.ids]
+        mass = first.mass.copy()
+        followed = set(g.phrases_named_in(question))
+        seeds_by_round = [[s.node for s in first.retrieval.explanation.seeds]]
+        ex.queries = [question, *expansions]
+        ex.paths = first.retrieval.explanation.paths
+        pending = dict(number=1, searched=[question], seeds=seeds_by_round[0][:8],
+                       added=first.retrieval.ids[:p.show])
+        for number in range(2, p.steps + 1):
+            trail = merged(searches, p.merge, max(p.show, top_k))
+            offered_nodes = self._candidates(trail[:p.show], mass, followed, p.candidates)
+            offered = [g.phrases[i] for i in offered_nodes]
+            with ex.stage(f"round {number - 1} read", f"{self.reader.name} reader", llm=self.reader.uses_llm):
+                reading = self.reader.read(question, [self.case.passage(pid) for pid in trail[:p.show]], offered,
+                                           first=number == 2, max_leads=p.leads)
+            if not p.decompose and number == 2:
+                reading = Reading(reading.leads, (), reading.enough, reading.why, reading.llm_calls, reading.llm_ms)
+            chosen = [offered_nodes[i] for i in reading.leads]
+            queries = [g.phrases[i] for i in chosen] + list(reading.sub_questions)
+            stop = "the reader says the evidence is enough" if reading.enough else \
+                "no lead or question to follow" if not queries else ""
+            ex.rounds.append(self._round(pending, offered, queries if not stop else [], reading, stop, started,
+                                         self.reader.name))
+            if stop:
+                break
+            started = time.perf_counter()
+            followed.update(chosen)
+            with ex.stage(f"round {number} search", f"{len(queries)} searches"):
+                walks = [self._search(q, p.depth) for q in queries]
+            new_rankings = [ids for ids, _ in walks]
+            for _, walk in walks:
+                mass += walk.mass
+            # New: in a new search's best ``show`` and not on the trail the reader saw.
+            on_trail = set(trail)
+            added = list(dict.fromkeys(pid for ids in new_rankings for pid in ids[:p.show] if pid not in on_trail))
+            searches += new_rankings
+            if number == 2 and reading.sub_questions:
+                # The reader split the question into sub-questions: they are the real searches, so the question's
+                # own search steps behind this round's in the trail.
+                searches.append(searches.pop(0))
+            seeds_by_round.append([s.node for _, w in walks for s in w.retrieval.explanation.seeds[:3]])
+            pending = dict(number=number, searched=queries, seeds=list(dict.fromkeys(seeds_by_round[-1]))[:8],
+                           added=added)
+            if not added:
+                ex.rounds.append(self._round(pending, [], [], Reading(), "this round found nothing new", started))
+                break
+        else:
+            ex.rounds.append(self._round(pending, [], [], Reading(), f"the last of {p.steps} rounds", started))
+        ranking = merged(searches, p.merge, top_k)
+        ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
+                    for node in dict.fromkeys(nodes)][:20]
+        ex.node_scores = {g.node_label(int(n)): round(float(mass[n]), 6) for n in np.argsort(-mass)[:200]
+                          if mass[n] > 0}
+        score = {pid: 1.0 / (rank + 1) for rank, pid in enumerate(ranking)}
+        return Retrieval([(pid, score[pid]) for pid in ranking], ex)
+
+    def _search(self, query: str, depth: int) -> tuple[list[str], Walk]:
+        """A lead's or sub-question's ranking: its walk fused with BM25 on its words (equal weight, RRF k=60)."""
+        walk = self.walker.walk(query, depth)
+        lexical = [pid for pid, score in self.lexical.search(query, depth) if score > 0]
+        fused = [pid for pid, _ in rrf([walk.retrieval.ids, lexical])] if lexical else walk.retrieval.ids
+        return fused[:depth], walk
+
+    def _candidates(self, passages: Sequence[str], mass: np.ndarray, followed: set[int], n: int) -> list[int]:
+        """The phrase nodes of ``passages`` not followed yet, best first by walk mass over node specificity (the
+        number of passages mentioning it: a lead that points everywhere points nowhere)."""
+        g = self.graph
+        nodes = {i for pid in passages for i in g.phrases_of(pid)} - followed
+        counts = g.mention_counts()
+        ranked = sorted(nodes, key=lambda i: (-(mass[i] / counts[i]), g.phrases[i]))
+        return ranked[:n]
+
+    @staticmethod
+    def _round(pending: dict, offered: Sequence[str], chosen: Sequence[str], reading: Reading, stop: str,
+               started: float, reader: str = "") -> Round:
+        why = "; ".join(x for x in (reading.why, stop) if x)
+        return Round(**pending, offered=list(offered), chosen=list(chosen[:len(reading.leads)]),
+                     sub_questions=list(chosen[len(reading.leads):]), why=why, enough=reading.enough, reader=reader,
+                     ms=round((time.perf_counter() - started) * 1000, 1), llm_ms=reading.llm_ms,
+                     llm_calls=reading.llm_calls)
+
+
+def merged(searches: Sequence[Sequence[str]], how: str, k: int) -> list[str]:
+    """The top ``k`` of the searches' rankings merged by ``how`` (see the module docstring)."""
+    if how == "rrf":
+        return [pid for pid, _ in rrf(searches)][:k]
+    out: list[str] = []
+    placed: set[str] = set()
+    cursors = [0] * len(searches)
+    while len(out) < k and any(c < len(s) for c, s in zip(cursors, searches, strict=True)):
+        for n, ranking in enumerate(searches):
+            while cursors[n] < len(ranking) and ranking[cursors[n]] in placed:
+                cursors[n] += 1
+            if cursors[n] < len(ranking) and len(out) < k:
+                out.append(ranking[cursors[n]])
+                placed.add(ranking[cursors[n]])
+                cursors[n] += 1
+    return out

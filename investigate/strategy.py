@@ -1,0 +1,43 @@
+"""Investigation as lab strategies: the loop with a language model reading, and the same loop following the walk."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from core.contract import BuildContext, Strategy, Value, params_of
+from indexes import BM25_INDEX
+from kg import KNOWLEDGE_GRAPH
+from kg.walk import HippoConfig, HippoRAGRetriever
+
+from .readers import LLMReader, Reader, WalkReader
+from .retriever import InvestigateRetriever, InvestigateSettings
+
+PARAMS = params_of(InvestigateSettings)
+WALK_PARAMS = tuple(p for p in PARAMS if p.name != "decompose")   # no reader to ask sub-questions
+
+
+def build_with(reader_for: Callable[[BuildContext], Reader]) -> Callable[[BuildContext, Mapping[str, Value]],
+                                                                           InvestigateRetriever]:
+    """A build whose loop reads with ``reader_for(ctx)`` (benchmarks plug in an oracle reader this way)."""
+    def build(ctx: BuildContext, params: Mapping[str, Value]) -> InvestigateRetriever:
+        graph = ctx.shared(KNOWLEDGE_GRAPH).graph
+        # The walk's own LLM fact filter stays off: the loop's reader is where the model reads.
+        walker = HippoRAGRetriever(graph, ctx.embedder, HippoConfig(llm_filter=False))
+        return InvestigateRetriever(graph, walker, ctx.shared(BM25_INDEX), ctx.case, reader_for(ctx))
+    return build
+
+
+def _llm_reader(ctx: BuildContext) -> Reader:
+    if ctx.backend is None:
+        raise ValueError("the investigate strategy reads with a chat model, and this run has none")
+    return LLMReader(ctx.backend.client, ctx.backend.model)
+
+
+INVESTIGATE = Strategy(
+    "investigate", "Investigate", "Follows leads like a detective: the walk from the question, then a language model "
+    "reads what was found and picks the leads (and sub-questions) the next walks start from.",
+    build_with(_llm_reader), params=PARAMS, needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH, BM25_INDEX))
+INVESTIGATE_WALK = Strategy(
+    "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "
+    "walk's best leads blindly, so the lab shows what reading adds.",
+    build_with(lambda ctx: WalkReader()), params=WALK_PARAMS, uses_triples=True,
+    products=(KNOWLEDGE_GRAPH, BM25_INDEX))
