@@ -544,10 +544,66 @@ def _answer_step(results, quick: bool, load) -> list[str]:
     return out
 
 
+INVESTIGATION_ROWS = (("naive", "naive"), ("hipporag", "HippoRAG"),
+                      ("hipporag_gold", "HippoRAG on gold facts (perfect extraction)"),
+                      ("investigate-walk", "investigate-walk (no LLM)"), ("investigate", "investigate (LLM reads)"),
+                      ("investigate-gold", "investigate, perfect reader"))
+
+
+def _investigation(results, quick: bool, load) -> list[str]:
+    """Investigation mode beside the one-shot strategies: generated report seeds, the bundled case, MuSiQue."""
+    inv = load(results, "investigation")
+    if not inv:
+        return []
+    model = inv.get("model") or "no chat model"
+    params = f" with `{' '.join('--set ' + a for a in inv['params'])}`" if inv.get("params") else ""
+    out = ["## Investigation mode: following leads", "",
+           f"`python benchmarks/investigation.py{params}` (measured {inv['environment']['date']} at "
+           f"{inv['environment']['commit']}, reader {model}): `investigate` walks from the question, then the model "
+           "reads the passages found and picks leads (graph nodes in them) and, once, sub-questions for the next "
+           "walks; `investigate-walk` follows the walk's best leads with no reading; the perfect reader takes the "
+           "leads (or, failing those, a gold fact as its sub-question) that open a supporting document not yet "
+           "found. Reads: LLM reads per question (median); s: LLM seconds per question (median, measured "
+           "uncached unless the replies were already in the response cache: then near 0).", ""]
+    gen = inv.get("generated")
+    if gen:
+        seeds = gen["rows"]
+        out += [f"Generated seeds {seeds[0]['seed']}-{seeds[-1]['seed']} (never tuned on), Recall@3 by question "
+                "type; Q7 is the motive-and-opportunity question.", ""]
+        out += _t(["strategy", *TYPES, "Q7", "all", "reads", "s"],
+                  [[label, *[gen["summary"][key].get(t, "-") for t in TYPES], gen["summary"][key].get("Q7", "-"),
+                    gen["summary"][key].get("all", "-"), gen["summary"][key]["median_calls"],
+                    gen["summary"][key]["median_llm_s"]]
+                   for key, label in INVESTIGATION_ROWS if key in gen["summary"]])
+    pearl = inv.get("pearl")
+    if pearl:
+        out += ["The bundled case (the embedded model's cached OpenIE), Recall@3; flagship: the share of D4, D7, D8 "
+                "in the top 3 for \"Who had both a motive and the opportunity...\" (Q4).", ""]
+        out += _t(["strategy", *TYPES, "flagship", "all", "reads", "s"],
+                  [[label, *[pearl[key]["by_type"].get(t, "-") for t in TYPES], pearl[key]["questions"].get("Q4"),
+                    pearl[key]["by_type"]["all"], pearl[key]["median_calls"], pearl[key]["median_llm_s"]]
+                   for key, label in INVESTIGATION_ROWS if key in pearl])
+        trail = pearl.get("investigate", {}).get("trails", {}).get("Q4")
+        if trail:
+            out += ["The flagship question's trail (investigate):", ""]
+            out += [f"{n}. searched {'; '.join(r['searched'])}; added {', '.join(r['added']) or 'nothing new'}"
+                    + (f"; next: {'; '.join(r['chosen'] + r['sub_questions'])}" if r["chosen"] or r["sub_questions"]
+                       else "") + (f" ({r['why']})" if r["why"] else "") for n, r in enumerate(trail, 1)]
+            out += [""]
+    mus = inv.get("musique")
+    if mus:
+        n = next(iter(mus.values()))
+        out += [f"musique_train100 (published triples), Recall@5 over its first {len(n['questions'])} questions.", ""]
+        out += _t(["strategy", "Recall@5", "reads", "s"],
+                  [[label, mus[key]["by_type"]["all"], mus[key]["median_calls"], mus[key]["median_llm_s"]]
+                   for key, label in INVESTIGATION_ROWS if key in mus])
+    return out
+
+
 # BENCHMARKS.md's sections in order; the tuning sections (how defaults were chosen) go to docs/tuning.md.
 MAIN_SECTIONS = (_summary, _retrieval, _nlp_triples, _nlp_scale, _retrieval_uncached, _retrieval_llm, _ppr_scale, _indexing,
                  _indexing_builds, lambda results, quick, load: _answer_scoring(), _answer_step, _llm_speed, _generated,
-                 _openie_quality, _first_words, _bundled_ceiling, _flagship)
+                 _openie_quality, _first_words, _bundled_ceiling, _flagship, _investigation)
 TUNING_SECTIONS = (_hybrid_grid, _tuning_grids, _dense_power, _feedback, _sensitivity)
 
 

@@ -80,6 +80,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--cases", default=",".join(CASES))
     p.add_argument("--strategies", default=",".join(REGISTRY))
+    p.add_argument("--skip", default="investigate",
+                   help="strategies to leave out of the default list (investigate, whose model reads 1-2 times per "
+                        "question, has its own benchmark: investigation.py)")
     p.add_argument("--quick", action="store_true", help="skip strategies that need an LLM (~1 call per question)")
     p.add_argument("--llm-steps", action="store_true",
                    help="turn on every optional LLM step (HippoRAG's fact filter, vector-graph's rerank) on the "
@@ -96,7 +99,9 @@ def main(argv=None) -> int:
     settings = Settings.from_env()
     if args.no_cache:
         settings = settings.replace(cache_enabled=False)
-    strategies = [s for s in args.strategies.split(",") if s and not (args.quick and get(s).needs_llm)]
+    skipped = set(args.skip.split(",")) if args.strategies == ",".join(REGISTRY) else set()
+    strategies = [s for s in args.strategies.split(",") if s and s not in skipped
+                  and not (args.quick and get(s).needs_llm)]
     backend = connect(settings) if args.llm_steps or any(get(s).needs_llm for s in strategies) else None
     embedder = backend.embedder if backend else embedder_only(settings)
     rows = []

@@ -51,10 +51,15 @@ def cache_key(*parts: Any) -> str:
 
 
 class ResponseCache:
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, busy_timeout: float = 5.0, retry_after: float = 10.0):
+        """``busy_timeout``: how long one call waits for another process's lock; ``retry_after``: how long a cache
+        that could not be opened is left alone before the next try (so a locked file costs one wait, not one per
+        call)."""
         self.path = Path(path)
+        self.busy_timeout, self.retry_after = busy_timeout, retry_after
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._retry_at = 0.0
         self._open()
 
     def _open(self) -> None:
@@ -66,14 +71,15 @@ class ResponseCache:
                 self._rebuild(exc)
             else:
                 log.warning("response cache %s cannot be opened now (%s); running without it until it can",
-                            self.path, exc)
+                            self.path, storage_trouble(exc) or exc)
                 self._conn = None
+                self._retry_at = time.monotonic() + self.retry_after
         except OSError as exc:
             log.warning("response cache disabled: cannot create %s (%s)", self.path, exc)
             self._conn = None
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout, check_same_thread=False, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(_SCHEMA)
         conn.execute("SELECT count(*) FROM chat").fetchone()
@@ -101,9 +107,12 @@ class ResponseCache:
     def _run(self, sql: str, params: Iterable = (), many: bool = False) -> list | None:
         with self._lock:
             if self._conn is None:
+                if time.monotonic() < self._retry_at:
+                    return None
                 try:   # a cache that was locked or unreachable at open: try again
                     self._conn = self._connect()
                 except (sqlite3.Error, OSError):
+                    self._retry_at = time.monotonic() + self.retry_after
                     return None
             conn = self._conn
             try:

@@ -99,11 +99,19 @@ def test_a_generated_mystery_can_build_its_graph_from_the_generators_facts(app_e
     at.toggle(key="mystery_gold").set_value(True).run()
     gold = load_mystery(int(at.number_input(key="mystery_seed").value), 4)[1]
     assert triples() == str(len(gold))
-    at.sidebar.multiselect[0].set_value(["hipporag"]).run()
+    at.sidebar.multiselect[0].set_value(["hipporag", "investigate-walk"]).run()
     next(b for b in at.button if b.label == "Build the indexes").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     graph = next(m.value for m in at.markdown if m.value.startswith("knowledge graph:"))
     assert "0 openie llm calls" in graph and "triples precomputed" in graph
+    # The loop runs in a column like any strategy, its trail a numbered list (answers off: no model call).
+    at.sidebar.toggle(key="answers").set_value(False).run()
+    next(b for b in at.button if b.label == "Ask").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert {"HippoRAG", "Investigate (walk reads)"} <= {s.value for s in at.subheader}
+    trail = next(m.value for m in at.markdown if m.value.startswith("1. searched"))
+    assert re.search(r"^2\. searched .+; added ", trail, re.MULTILINE), trail
+    assert sum(m.value.startswith("**The trail**") for m in at.markdown) == 1   # hipporag has no trail
 
 
 def answers(at) -> list[str]:
@@ -277,6 +285,22 @@ def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_pat
     labels = frame.locator("#mynetwork").evaluate("() => network.body.data.nodes.get().map(n => n.label)")
     assert XSS in labels                                  # the label is the literal text...
     assert frame.locator("img").count() == 0              # ...and no element was made of it
+    assert page.locator("img[src='x']").count() == 0
+    # The lead-following strategy's trail, a numbered list, offers the hostile node as a lead: as text.
+    picker = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').first
+    picker.locator("input").click()
+    picker.locator("input").fill("walk reads")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    page.locator('[data-testid="stSidebar"]').get_by_text("Answer with the model").click()
+    page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
+    page.get_by_role("textbox", name="Your question").fill("Who visited the harbour at noon?", timeout=300_000)
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Ask", exact=True).click(timeout=60_000)
+    page.get_by_text("How Investigate (walk reads) got there").click(timeout=300_000)
+    steps = page.locator("ol li").filter(has_text=re.compile(r"^searched "))
+    steps.first.wait_for(timeout=60_000)
+    assert steps.count() >= 2
     assert page.locator("img[src='x']").count() == 0
     time.sleep(1)
     assert not dialogs

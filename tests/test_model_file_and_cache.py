@@ -123,9 +123,7 @@ def test_a_cache_another_process_holds_exclusively_is_never_renamed(tmp_path, ca
     holder.execute("PRAGMA locking_mode=EXCLUSIVE")
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        cache = ResponseCache(path)
-        if cache._conn is not None:
-            cache._conn.execute("PRAGMA busy_timeout = 50")
+        cache = ResponseCache(path, busy_timeout=0.05, retry_after=0.0)
         assert cache.get_chat("old") is None            # a miss for this call, not an error
         cache.put_chat("new", {"text": "v"})
     finally:
@@ -133,6 +131,27 @@ def test_a_cache_another_process_holds_exclusively_is_never_renamed(tmp_path, ca
         holder.close()
     assert not list(tmp_path.glob("*.corrupt-*")) and "locked" in caplog.text
     assert cache.get_chat("old") == {"text": "hours of OpenIE"}   # the same file, reachable again
+
+
+def test_a_cache_locked_at_open_is_left_alone_for_a_while(tmp_path, monkeypatch):
+    """One wait for the lock, not one per call: until ``retry_after`` has passed no call tries to open it."""
+    path = tmp_path / "c.sqlite"
+    ResponseCache(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        cache = ResponseCache(path, busy_timeout=0.05, retry_after=3600)
+        assert cache._conn is None
+        tries = []
+        monkeypatch.setattr(cache, "_connect", lambda: tries.append(1) or (_ for _ in ()).throw(
+            sqlite3.OperationalError("database is locked")))
+        assert [cache.get_chat(f"k{i}") for i in range(5)] == [None] * 5 and not tries
+        cache._retry_at = 0.0                           # the hour has passed: the next call tries again
+        assert cache.get_chat("k") is None and tries == [1]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
 
 
 def test_a_full_disk_is_not_called_corruption(tmp_path, caplog):
