@@ -35,7 +35,8 @@ def _llm_reader(ctx: BuildContext) -> Reader:
 INVESTIGATE = Strategy(
     "investigate", "Investigate", "Follows leads like a detective: the walk from the question, then a language model "
     "reads what was found and picks the leads (and sub-questions) the next walks start from.",
-    build_with(_llm_reader), params=PARAMS, needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH, BM25_INDEX))
+    build_with(_llm_reader), params=PARAMS, needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH, BM25_INDEX),
+    extra_llm_calls=lambda values: int(values["steps"]) - 1)   # one read after every round but the last
 INVESTIGATE_WALK = Strategy(
     "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "
     "walk's best leads blindly, so the lab shows what reading adds.",

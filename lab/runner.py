@@ -237,13 +237,20 @@ class Lab:
         """What asking ``questions`` questions costs, said before the wait ("about 3 minutes: 14 questions x 3
         strategies x about 12 s an answer"); retrieval alone takes seconds."""
         cfg = config or self.config
-        if cfg.retrieval_only:
+        # A strategy's own LLM steps (a fact filter, a loop's reads) cost about what an answer does.
+        steps = sum(get(name).llm_calls(cfg.values(name)) for name in cfg.strategies)
+        answers = 0 if cfg.retrieval_only else len(cfg.strategies)
+        if not answers and not steps:
             return f"retrieval only: {questions} question(s) x {len(cfg.strategies)} strategies, a few seconds"
         each = self.answer_seconds(default_answer_s)
-        total = questions * len(cfg.strategies) * each
+        total = questions * (answers + steps) * each
         source = "measured on this backend" if self.answer_ms else "a first guess until one is measured"
-        return (f"about {duration_text(total)}: {questions} question(s) x {len(cfg.strategies)} strategies x about "
-                f"{each:.0f} s an answer ({source}; cached answers are instant)")
+        calls = " + ".join(x for x in (f"{answers} answers" if answers else "",
+                                       f"up to {steps} strategy LLM steps" if steps else "") if x)
+        per = f"{len(cfg.strategies)} strategies x about {each:.0f} s an answer" if not steps else \
+            f"({calls}) x about {each:.0f} s a call"
+        return (f"about {duration_text(total)}: {questions} question(s) x {per} ({source}; cached replies are "
+                "instant)")
 
     def evaluate(self, questions: Sequence[Question] | None = None,
                  progress: Callable[[int, int, QuestionResult], None] | None = None,

@@ -170,3 +170,14 @@ def test_the_embedded_model_reads_a_round(backend, parts, storage):
     assert set(rounds[0].chosen) <= set(rounds[0].offered) and r.llm_calls == 1
     if len(rounds) == 2:
         assert rounds[1].searched == rounds[0].chosen + rounds[0].sub_questions
+
+
+def test_the_cost_counts_the_loops_reads():
+    from lab.registry import get
+
+    investigate = get("investigate")
+    assert investigate.llm_calls(investigate.values({"steps": 3})) == 2   # a read after every round but the last
+    assert investigate.llm_calls(investigate.values({"steps": 1})) == 0
+    assert get("investigate-walk").llm_calls(get("investigate-walk").values()) == 0
+    hippo = get("hipporag")
+    assert hippo.llm_calls(hippo.values()) == 1 and hippo.llm_calls(hippo.values({"llm_filter": False})) == 0
