@@ -48,8 +48,7 @@ class GoldReader:
     name: str = "gold"
     uses_llm: bool = False
 
-    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
-             max_leads: int) -> Reading:
+    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool) -> Reading:
         missing = [d for d in self.needs.get(question, ()) if d not in {p.doc_id for p in passages}]
         if not missing:
             return Reading(enough=True, why="every supporting document is on the page")
@@ -62,7 +61,7 @@ class GoldReader:
                 chosen.append(lead)
             elif doc in self.facts:
                 asked.append(self.facts[doc])
-        return Reading(tuple(chosen[:max_leads]), tuple(asked[:3 if first else 1]),
+        return Reading(tuple(chosen), tuple(asked if first else ()),
                        why=f"leads into {', '.join(missing)}")
 
 

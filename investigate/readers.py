@@ -17,6 +17,7 @@ from llm import OpenAIClient, chat_json
 from llm.fence import fenced, quoted
 
 PASSAGE_CHARS = 300      # each passage as the reader sees it: a statement's worth, short enough for a 1.5B model
+MAX_LEADS = 3            # leads the reader may pick, best first (the loop follows its first ``leads``)
 MAX_SUB_QUESTIONS = 3    # the decomposition of a question that names nothing to look up (motive, opportunity, means)
 
 
@@ -34,9 +35,9 @@ class Reader(Protocol):
     name: str
     uses_llm: bool
 
-    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
-             max_leads: int) -> Reading:
-        """What to follow next, after a round found ``passages``; ``first``: after the question's own round."""
+    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool) -> Reading:
+        """What to follow next, best first, after a round found ``passages``; ``first``: after the question's own
+        round (the only reading that may split the question into sub-questions)."""
         ...
 
 
@@ -45,9 +46,8 @@ class WalkReader:
     name = "walk"
     uses_llm = False
 
-    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
-             max_leads: int) -> Reading:
-        chosen = tuple(range(min(max_leads, len(offered))))
+    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool) -> Reading:
+        chosen = tuple(range(min(MAX_LEADS, len(offered))))
         return Reading(chosen, why="the walk's best leads, unread" if chosen else "no lead to follow")
 
 
@@ -67,13 +67,13 @@ def reading_schema(max_leads: int, max_questions: int) -> dict[str, Any]:
                            "why": {"type": "string", "maxLength": 120}}}
 
 
-def reading_messages(question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
-                     max_leads: int) -> list[dict]:
+def reading_messages(question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool
+                     ) -> list[dict]:
     evidence = "\n".join(f'<passage id="{quoted(p.id)}">{fenced(p.title)}: {fenced(p.text[:PASSAGE_CHARS])}</passage>'
                          for p in passages)
     leads = "\n".join(f"{n}. <lead>{fenced(text)}</lead>" for n, text in enumerate(offered, 1))
-    ask = (f"Choose up to {max_leads} leads, by number, whose own documents would help answer the question and "
-           "that the evidence does not settle yet. ")
+    ask = (f"Choose up to {MAX_LEADS} leads, by number and best first, whose own documents would help answer the "
+           "question and that the evidence does not settle yet. ")
     if first:
         ask += (f"If the question does not name the person or thing it is about (for example \"who had a motive "
                 f"and the opportunity to do it?\"), also write up to {MAX_SUB_QUESTIONS} short sub-questions that "
@@ -94,12 +94,11 @@ class LLMReader:
     def __init__(self, client: OpenAIClient, model: str, max_tokens: int = 120):
         self.client, self.model, self.max_tokens = client, model, max_tokens
 
-    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
-             max_leads: int) -> Reading:
+    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool) -> Reading:
         max_questions = MAX_SUB_QUESTIONS if first else 0   # sub-questions split the question: once, first
         started = time.perf_counter()
-        out = chat_json(self.client, reading_messages(question, passages, offered, first=first, max_leads=max_leads),
-                        model=self.model, schema=reading_schema(max_leads, max_questions),
+        out = chat_json(self.client, reading_messages(question, passages, offered, first=first),
+                        model=self.model, schema=reading_schema(MAX_LEADS, max_questions),
                         max_tokens=self.max_tokens, check=_reading_shape)
         ms = round((time.perf_counter() - started) * 1000, 1)
         if not isinstance(out.value, dict):   # unreadable twice: follow nothing rather than guess
@@ -107,7 +106,7 @@ class LLMReader:
                            llm_ms=ms)
         value = out.value
         numbers = [n for n in value.get("leads") or [] if isinstance(n, int) and not isinstance(n, bool)]
-        chosen = tuple(dict.fromkeys(n - 1 for n in numbers if 1 <= n <= len(offered)))[:max_leads]
+        chosen = tuple(dict.fromkeys(n - 1 for n in numbers if 1 <= n <= len(offered)))[:MAX_LEADS]
         asked = [q.strip() for q in value.get("sub_questions") or [] if isinstance(q, str) and q.strip()]
         subs = tuple(q[:160] for q in dict.fromkeys(asked) if q.casefold() != question.strip().casefold())
         return Reading(chosen, subs[:max_questions], value.get("enough") is True, str(value.get("why") or "")[:240],

@@ -9,9 +9,8 @@ score seeds the passages) fused by RRF with BM25 on its words (identifiers and n
 stops when the reader says enough, a round finds nothing new, no lead is left, or after ``steps`` rounds.
 
 The final ranking is a fixed merge of every search's ranking (``merge``):
-- ``trail``: round robin over the searches in the order they ran (the question first, unless the first reading
-  split it into sub-questions: then after that round's searches), each giving its best passage not yet placed: the
-  trail order, which the answer step reads in. One round only = the walk's own ranking.
+- ``trail``: round robin over the searches in the order they ran (the question first), each giving its best passage
+  not yet placed: the trail order, which the answer step reads in. One round only = the walk's own ranking.
 - ``rrf``: Reciprocal Rank Fusion of all searches' rankings (a passage several searches reach rises).
 Both keep Recall@k comparable with one-shot strategies: k passages, whatever the number of rounds.
 """
@@ -19,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -39,7 +38,8 @@ class InvestigateSettings:
     """Query-time settings of the loop (defaults and how they were chosen: docs/investigate.md)."""
     steps: int = setting(3, "at most this many rounds of retrieval (1: the walk alone, no reading)", minimum=1,
                          maximum=6)
-    leads: int = setting(2, "leads the reader may follow after each round", minimum=1, maximum=5)
+    leads: int = setting(2, "how many of the reader's leads (best first) each round follows", minimum=0,
+                         maximum=3)
     candidates: int = setting(10, "leads offered to the reader after each round, best first by walk mass over "
                               "specificity", minimum=1, maximum=30)
     show: int = setting(3, "passages of the trail so far the reader sees (its best first)", minimum=1, maximum=10)
@@ -47,8 +47,9 @@ class InvestigateSettings:
     merge: str = setting("trail", "how the rounds' rankings become one: trail (round robin over the searches in "
                          "the order they ran; the answer reads them in that order) or rrf (reciprocal rank fusion)",
                          choices=MERGES)
-    decompose: bool = setting(True, "after the first round the reader may split a question that names nothing to "
-                              "look up into sub-questions (a reason, being there, the means)")
+    sub_questions: int = setting(1, "how many of the first reading's sub-questions (best first) the next round "
+                                 "searches: the reader may split a question that names nothing to look up (a "
+                                 "reason, being there, the means); 0: none", minimum=0, maximum=3)
 
 
 class InvestigateRetriever:
@@ -80,10 +81,10 @@ class InvestigateRetriever:
             offered_nodes = self._candidates(trail[:p.show], mass, followed, p.candidates)
             offered = [g.phrases[i] for i in offered_nodes]
             with ex.stage(f"round {number - 1} read", f"{self.reader.name} reader", llm=self.reader.uses_llm):
-                reading = self.reader.read(question, [self.case.passage(pid) for pid in trail[:p.show]], offered,
-                                           first=number == 2, max_leads=p.leads)
-            if not p.decompose and number == 2:
-                reading = Reading(reading.leads, (), reading.enough, reading.why, reading.llm_calls, reading.llm_ms)
+                read = self.reader.read(question, [self.case.passage(pid) for pid in trail[:p.show]], offered,
+                                        first=number == 2)
+            # The loop follows the reader's first picks: how many is a setting, not the prompt's business.
+            reading = replace(read, leads=read.leads[:p.leads], sub_questions=read.sub_questions[:p.sub_questions])
             chosen = [offered_nodes[i] for i in reading.leads]
             queries = [g.phrases[i] for i in chosen] + list(reading.sub_questions)
             stop = "the reader says the evidence is enough" if reading.enough else \
@@ -103,10 +104,6 @@ class InvestigateRetriever:
             on_trail = set(trail)
             added = list(dict.fromkeys(pid for ids in new_rankings for pid in ids[:p.show] if pid not in on_trail))
             searches += new_rankings
-            if number == 2 and reading.sub_questions:
-                # The reader split the question into sub-questions: they are the real searches, so the question's
-                # own search steps behind this round's in the trail.
-                searches.append(searches.pop(0))
             seeds_by_round.append([s.node for _, w in walks for s in w.retrieval.explanation.seeds[:3]])
             pending = dict(number=number, searched=queries, seeds=list(dict.fromkeys(seeds_by_round[-1]))[:8],
                            added=added)

@@ -12,7 +12,7 @@ from .readers import LLMReader, Reader, WalkReader
 from .retriever import InvestigateRetriever, InvestigateSettings
 
 PARAMS = params_of(InvestigateSettings)
-WALK_PARAMS = tuple(p for p in PARAMS if p.name != "decompose")   # no reader to ask sub-questions
+WALK_PARAMS = tuple(p for p in PARAMS if p.name != "sub_questions")   # no reader to ask sub-questions
 
 
 def build_with(reader_for: Callable[[BuildContext], Reader]) -> Callable[[BuildContext, Mapping[str, Value]],
