@@ -154,6 +154,47 @@ def summary(rows: list[dict], names: Sequence[str]) -> dict[str, dict]:
     return out
 
 
+# The choosing grid (``--choose``): every combination of these for each loop, on the choosing seeds.
+GRID = {"merge": ("trail", "rrf"), "leads": (0, 1, 2, 3), "sub_questions": (0, 1, 3)}
+TIE_TOLERANCE = 0.02   # the rule: the mean over question types must rise, and no type fall by more than this
+
+
+def choose(rows: list[dict], baseline: str) -> str | None:
+    """The rule: of the configurations whose mean Recall over the question types beats ``baseline``'s and whose
+    every type is within TIE_TOLERANCE of it, the one with the highest mean (None: keep the baseline)."""
+    base = next(r for r in rows if r["config"] == baseline)
+    fair = [r for r in rows if r["mean"] > base["mean"] and all(r[t] >= base[t] - TIE_TOLERANCE for t in TYPES)]
+    return max(fair, key=lambda r: r["mean"])["config"] if fair else None
+
+
+def grid_rows(seeds: Sequence[int], loop: str, steps: int, settings: Settings, embedder: Embedder,
+              backend: Backend | None) -> list[dict]:
+    """Recall@3 by question type of ``loop`` for each grid configuration, averaged over ``seeds``."""
+    configs = [dict(steps=1)] + [dict(merge=m, leads=n, sub_questions=q, steps=steps) for m in GRID["merge"]
+                                 for n in GRID["leads"] for q in GRID["sub_questions"] if n or q]
+    if loop == "investigate-walk":   # no reader, no sub-questions
+        configs = [{k: v for k, v in c.items() if k != "sub_questions"} for c in configs
+                   if c.get("sub_questions", 0) == 0]
+    per_config: dict[str, list[dict]] = {}
+    for seed in seeds:
+        case, gold = load_mystery(seed, 4, model_triples(seed, 4, settings))
+        register(gold_strategy(case, gold))
+        for c in configs:
+            assignments = [f"{loop}.{k}={v}" for k, v in c.items()]
+            result = run_case(case, [loop], 3, settings, embedder, backend, assignments)[loop]
+            per_config.setdefault(_label(c), []).append(result["by_type"])
+    out = []
+    for label, results in per_config.items():
+        row: dict = {"config": label, **{t: round(statistics.fmean(r[t] for r in results), 3) for t in TYPES}}
+        row["mean"] = round(statistics.fmean(row[t] for t in TYPES), 3)
+        out.append(row)
+    return out
+
+
+def _label(config: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in config.items())
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     add_case_arguments(p, "1-10")
@@ -162,11 +203,26 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, default=0, help="only the first N questions of musique_train100")
     p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
     p.add_argument("--out", default="investigation")
+    p.add_argument("--choose", action="store_true",
+                   help="run the choosing grid (GRID) of each loop on --seeds (use 100-115) at --steps, apply the "
+                        "rule, write results/investigation_choose.json")
+    p.add_argument("--steps", type=int, default=2, help="the loops' steps in the --choose grid")
     args = p.parse_args(argv)
     settings = Settings.from_env()
     strategies = [s for s in args.strategies.split(",") if s]
     backend = connect(settings) if "investigate" in strategies else None
     embedder = backend.embedder if backend else embedder_only(settings)
+    if args.choose:
+        baseline = _label(dict(steps=1))   # the walk alone: following leads has to beat not following them
+        chosen: dict = {"seeds": args.seeds, "steps": args.steps, "grid": GRID, "rule": choose.__doc__,
+                        "baseline": baseline, "loops": {}}
+        for loop in [s for s in strategies if s.startswith("investigate")] + ["investigate-gold"]:
+            rows = grid_rows(args.seeds, loop, args.steps, settings, embedder, backend)
+            pick = choose(rows, baseline)
+            chosen["loops"][loop] = {"rows": rows, "chosen": pick}
+            print(f"{loop}: chosen {pick or 'the baseline'}", flush=True)
+        write_result("investigation_choose", chosen)
+        return 0
     payload: dict = {"seeds": args.seeds, "params": args.set, "strategies": strategies,
                      "model": backend.model if backend else ""}
     sets = args.sets.split(",")

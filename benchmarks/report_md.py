@@ -600,11 +600,31 @@ def _investigation(results, quick: bool, load) -> list[str]:
     return out
 
 
+def _investigation_choose(results, quick: bool, load) -> list[str]:
+    """How investigate's merge and follow counts were chosen: the grid on the choosing seeds and the rule."""
+    ch = load(results, "investigation_choose")
+    if not ch:
+        return []
+    seeds = ch["seeds"]
+    out = ["## Investigation mode: merge, leads and sub-questions", "",
+           f"`python benchmarks/investigation.py --choose --seeds {seeds[0]}-{seeds[-1]} --steps {ch['steps']}` "
+           f"(measured {ch['environment']['date']} at {ch['environment']['commit']}): Recall@3 by question type on "
+           f"generated seeds {seeds[0]}-{seeds[-1]} (the report seeds 1-10, the bundled case and MuSiQue untouched), "
+           f"each loop at steps {ch['steps']}. The rule: {ch['rule'].split(':', 1)[1].strip()} The baseline is "
+           f"{ch['baseline']}: the walk alone, so a loop's settings must beat not looping at all.", ""]
+    for loop, data in ch["loops"].items():
+        out += [f"**{loop}**: chosen {data['chosen'] or 'the baseline (no configuration passed the rule)'}.", ""]
+        out += _t(["configuration", *TYPES, "mean"],
+                  [[r["config"], *[r[t] for t in TYPES], r["mean"]]
+                   for r in sorted(data["rows"], key=lambda r: -r["mean"])])
+    return out
+
+
 # BENCHMARKS.md's sections in order; the tuning sections (how defaults were chosen) go to docs/tuning.md.
 MAIN_SECTIONS = (_summary, _retrieval, _nlp_triples, _nlp_scale, _retrieval_uncached, _retrieval_llm, _ppr_scale, _indexing,
                  _indexing_builds, lambda results, quick, load: _answer_scoring(), _answer_step, _llm_speed, _generated,
                  _openie_quality, _first_words, _bundled_ceiling, _flagship, _investigation)
-TUNING_SECTIONS = (_hybrid_grid, _tuning_grids, _dense_power, _feedback, _sensitivity)
+TUNING_SECTIONS = (_hybrid_grid, _tuning_grids, _dense_power, _feedback, _sensitivity, _investigation_choose)
 
 
 def render_markdown(results, quick: bool, load) -> str:

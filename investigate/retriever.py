@@ -35,16 +35,24 @@ MERGES = ("trail", "rrf")
 
 @dataclass(frozen=True)
 class InvestigateSettings:
-    """Query-time settings of the loop (defaults and how they were chosen: docs/investigate.md)."""
-    steps: int = setting(3, "at most this many rounds of retrieval (1: the walk alone, no reading)", minimum=1,
+    """Query-time settings of the loop. merge, leads and sub_questions were chosen by the rule of
+    benchmarks/investigation.py (``choose``: the mean Recall@3 over the question types must beat the walk alone,
+    steps=1, and no type fall by more than 0.02) on generated seeds 100-101 with the embedded 1.5B reader
+    (`python benchmarks/investigation.py --choose --seeds 100-101 --steps 2`, docs/tuning.md); steps=3 tied steps=2
+    there at one more read a question (results/investigation_steps3.json), so steps stays 2."""
+    # rounds of retrieval: 2 = the walk, one reading, one round of leads
+    steps: int = setting(2, "at most this many rounds of retrieval (1: the walk alone, no reading)", minimum=1,
                          maximum=6)
-    leads: int = setting(2, "how many of the reader's leads (best first) each round follows", minimum=0,
+    # the 1.5B reader's first lead is its best; a second pushed the question's own passages out of the top 3
+    leads: int = setting(1, "how many of the reader's leads (best first) each round follows", minimum=0,
                          maximum=3)
     candidates: int = setting(10, "leads offered to the reader after each round, best first by walk mass over "
                               "specificity", minimum=1, maximum=30)
     show: int = setting(3, "passages of the trail so far the reader sees (its best first)", minimum=1, maximum=10)
     depth: int = setting(10, "passages each search contributes to the merge", minimum=1, maximum=100)
-    merge: str = setting("trail", "how the rounds' rankings become one: trail (round robin over the searches in "
+    # rrf: a passage the question's walk and a lead's search both reach rises; trail gave the reader's misses a
+    # place of their own (simple questions fell from 1.0 to 0.75 on the choosing seeds)
+    merge: str = setting("rrf", "how the rounds' rankings become one: trail (round robin over the searches in "
                          "the order they ran; the answer reads them in that order) or rrf (reciprocal rank fusion)",
                          choices=MERGES)
     sub_questions: int = setting(1, "how many of the first reading's sub-questions (best first) the next round "

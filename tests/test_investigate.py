@@ -156,12 +156,12 @@ def test_the_lab_runs_the_walk_loop_and_the_report_carries_the_trail(parts, embe
     assert report["questions"][0]["results"]["hipporag"]["explanation"]["rounds"] == []
 
 
-def test_the_embedded_model_reads_a_round(backend, parts, storage):
+def test_the_embedded_model_reads_a_round(backend, base_settings, parts, storage):
     """End to end on the real embedded model: the structure of one reading, not its words."""
     case = parts[0]
     config = RunConfig(strategies=("investigate",), retrieval_only=True, triples="precomputed",
                        params={"investigate": {"steps": 2}})
-    lab = Lab(case, backend.settings, config, embedder=backend.embedder, backend=backend, storage=storage)
+    lab = Lab(case, base_settings, config, embedder=backend.embedder, backend=backend, storage=storage)
     lab.build()
     r = lab.ask(case.questions[0]).results["investigate"]
     rounds = r.explanation.rounds
