@@ -160,6 +160,10 @@ def cell_case() -> Case | None:
                 return None
             case = load_files([(f.name, f.getvalue()) for f in files], name="upload")
             case.name = f"upload-{case.fingerprint}"
+            if case.title == "upload":   # no case.json title: say what was uploaded
+                names = [f.name for f in files]
+                case.title = f"Uploaded: {', '.join(names[:3])}" + (f" and {len(names) - 3} more" if len(names) > 3
+                                                                     else "")
         else:
             names = bundled if source == "Bundled case" else benchmarks
             name = st.selectbox("Case", names, key=f"case_{source}",
@@ -368,19 +372,23 @@ def graphml(graph) -> bytes:
 
 
 # -- cell 5: ask ---------------------------------------------------------------------------------------------
+def pick_question(case: Case) -> Question | None:
+    """The case's question the reader picks (a multi-hop one first), or their own; None until one is typed."""
+    options = [f"{q.id} [{q.type}] {q.text}" for q in case.questions] + ["Type my own question"]
+    default = next((i for i, q in enumerate(case.questions) if q.type == "multi-hop"), 0)
+    choice = st.selectbox("Question", options, index=default, key="question_choice")
+    if choice != options[-1]:
+        return case.questions[options.index(choice)]
+    text = st.text_input("Your question", key="free_question")
+    return Question(id="ask", text=text, type="free") if text.strip() else None
+
+
 def cell_ask(lab: Lab, config: RunConfig) -> None:
     st.header("5 · Ask a question")
     st.caption("Each strategy retrieves its top-k passages; then the same model answers from them with the same "
                "prompt. Gold documents (the ones the answer needs) are marked yes.")
     case = lab.case
-    options = [f"{q.id} [{q.type}] {q.text}" for q in case.questions] + ["Type my own question"]
-    default = next((i for i, q in enumerate(case.questions) if q.type == "multi-hop"), 0)
-    choice = st.selectbox("Question", options, index=default, key="question_choice")
-    if choice == options[-1]:
-        text = st.text_input("Your question", key="free_question")
-        question = Question(id="ask", text=text, type="free") if text.strip() else None
-    else:
-        question = case.questions[options.index(choice)]
+    question = pick_question(case)
     asked = st.session_state.get("asked")
     if question is None or asked != (case.fingerprint, question.id, question.text):
         st.session_state.pop("answer", None)   # a new question: the old answers no longer apply
@@ -388,6 +396,9 @@ def cell_ask(lab: Lab, config: RunConfig) -> None:
     if question is None:
         st.button("Ask", type="primary", disabled=True)
         return
+    if config.top_k >= len(case.passages):
+        st.warning(f"top-k {config.top_k} covers all {len(case.passages)} passages of this case: every strategy "
+                   "returns every passage, so recall cannot tell them apart. Lower top-k in the sidebar.")
     st.caption(f"Cost: {md(lab.cost_estimate(1, config))}")
     if st.button("Ask", type="primary"):
         asked = st.session_state["asked"] = (case.fingerprint, question.id, question.text)

@@ -281,8 +281,12 @@ def _text_document(c: _Collector, fname: str, data: bytes) -> Document | None:
     if len(text) > MAX_DOCUMENT_CHARS:
         c.add(fname, "", "text", f"{len(text):,} characters; the limit is {MAX_DOCUMENT_CHARS:,}")
         return None
-    first = text.splitlines()[0].strip()
-    title = re.sub(r"^#+\s*", "", first) or Path(fname).stem
+    first, _, rest = text.partition("\n")
+    heading = re.match(r"^#+\s*(.*)$", first.strip())
+    if heading and heading.group(1).strip() and rest.strip():
+        # A Markdown heading is the title, not part of the evidence (it would be embedded and matched twice).
+        return Document(id=Path(fname).stem, title=heading.group(1).strip(), text=rest.strip())
+    title = first.strip() if not heading else heading.group(1).strip() or Path(fname).stem
     return Document(id=Path(fname).stem, title=title, text=text)
 
 

@@ -274,12 +274,15 @@ def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_pat
                         {"doc_id": "H2", "subject": "harbour", "relation": "closed at", "object": "noon"}]}
     upload = tmp_path / "hostile.json"
     upload.write_text(json.dumps(case))
+    # The uploader states the loader's own limit (50 MB a file), not Streamlit's 200 MB.
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(streamlit_server, wait_until="domcontentloaded")
     page.get_by_text("Upload", exact=True).click(timeout=120_000)
+    assert page.get_by_text("50MB per file", exact=False).count() == 1 and page.get_by_text("200MB").count() == 0
     page.locator("input[type=file]").set_input_files(str(upload))
+    page.get_by_role("heading", name="Uploaded: hostile.json").wait_for(timeout=60_000)
     page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
     page.get_by_text("knowledge graph:").wait_for(timeout=300_000)
     frame = page.locator("iframe").first.content_frame
@@ -298,6 +301,8 @@ def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_pat
     page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
     page.get_by_role("textbox", name="Your question").fill("Who visited the harbour at noon?", timeout=300_000)
     page.keyboard.press("Enter")
+    # Two passages at top-3: the page says the comparison cannot tell the strategies apart.
+    assert page.get_by_text("covers all 2 passages of this case").is_visible()
     page.get_by_role("button", name="Ask", exact=True).click(timeout=60_000)
     page.get_by_text("How Investigate (walk reads) got there").click(timeout=300_000)
     steps = page.locator("ol li").filter(has_text=re.compile(r"^searched "))

@@ -94,6 +94,11 @@ def test_text_folder_and_uploaded_json(tmp_path):
     (folder / "coat.txt").write_text("A coat was found.", encoding="utf-8")
     case = load_case(folder)
     assert [(d.id, d.title) for d in case.documents] == [("alibi", "The Alibi"), ("coat", "A coat was found.")]
+    # The Markdown heading became the title and left the text; a plain first line stays in the text.
+    assert [d.text for d in case.documents] == ["She was at the gala.", "A coat was found."]
+    (folder / "only.md").write_text("# Only a heading", encoding="utf-8")
+    only = next(d for d in load_case(folder).documents if d.id == "only")
+    assert (only.title, only.text) == ("Only a heading", "# Only a heading")   # nothing else to keep
     uploaded = load_files([("docs.json", json.dumps(DOCS).encode())])
     assert [d.id for d in uploaded.documents] == ["D1", "D2"] and not uploaded.questions
 
