@@ -280,7 +280,9 @@ def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_pat
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(streamlit_server, wait_until="domcontentloaded")
     page.get_by_text("Upload", exact=True).click(timeout=120_000)
-    assert page.get_by_text("50MB per file", exact=False).count() == 1 and page.get_by_text("200MB").count() == 0
+    limit = page.get_by_text(re.compile(r"MB per file"))
+    limit.first.wait_for(timeout=60_000)
+    assert limit.count() == 1 and "50MB per file" in limit.inner_text(), limit.all_inner_texts()
     page.locator("input[type=file]").set_input_files(str(upload))
     page.get_by_role("heading", name="Uploaded: hostile.json").wait_for(timeout=60_000)
     page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
@@ -302,7 +304,7 @@ def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_pat
     page.get_by_role("textbox", name="Your question").fill("Who visited the harbour at noon?", timeout=300_000)
     page.keyboard.press("Enter")
     # Two passages at top-3: the page says the comparison cannot tell the strategies apart.
-    assert page.get_by_text("covers all 2 passages of this case").is_visible()
+    page.get_by_text("covers all 2 passages of this case").wait_for(timeout=60_000)
     page.get_by_role("button", name="Ask", exact=True).click(timeout=60_000)
     page.get_by_text("How Investigate (walk reads) got there").click(timeout=300_000)
     steps = page.locator("ol li").filter(has_text=re.compile(r"^searched "))
