@@ -11,7 +11,9 @@ stops when the reader says enough, a round finds nothing new, no lead is left, o
 The final ranking is a fixed merge of every search's ranking (``merge``):
 - ``trail``: round robin over the searches in the order they ran (the question first), each giving its best passage
   not yet placed: the trail order, which the answer step reads in. One round only = the walk's own ranking.
-- ``rrf``: Reciprocal Rank Fusion of all searches' rankings (a passage several searches reach rises).
+- ``rrf``: Reciprocal Rank Fusion across rounds: each round's searches fused into one ranking, then the rounds
+  fused with equal weight, so the question's own walk weighs as much as all of one round's follow-ups together and
+  a passage both reach rises (fusing every search alike let two follow-ups outvote the question).
 Both keep Recall@k comparable with one-shot strategies: k passages, whatever the number of rounds.
 """
 from __future__ import annotations
@@ -76,7 +78,7 @@ class InvestigateRetriever:
         started = time.perf_counter()
         with ex.stage("round 1 search"):
             first = self.walker.walk(question, p.depth, expansions)
-        searches = [first.retrieval.ids]
+        searches = [[first.retrieval.ids]]   # each round's searches, round by round
         mass = first.mass.copy()
         followed = set(g.phrases_named_in(question))
         seeds_by_round = [[s.node for s in first.retrieval.explanation.seeds]]
@@ -111,7 +113,7 @@ class InvestigateRetriever:
             # New: in a new search's best ``show`` and not on the trail the reader saw.
             on_trail = set(trail)
             added = list(dict.fromkeys(pid for ids in new_rankings for pid in ids[:p.show] if pid not in on_trail))
-            searches += new_rankings
+            searches.append(new_rankings)
             seeds_by_round.append([s.node for _, w in walks for s in w.retrieval.explanation.seeds[:3]])
             pending = dict(number=number, searched=queries, seeds=list(dict.fromkeys(seeds_by_round[-1]))[:8],
                            added=added)
@@ -154,10 +156,13 @@ class InvestigateRetriever:
                      llm_calls=reading.llm_calls)
 
 
-def merged(searches: Sequence[Sequence[str]], how: str, k: int) -> list[str]:
-    """The top ``k`` of the searches' rankings merged by ``how`` (see the module docstring)."""
+def merged(rounds: Sequence[Sequence[Sequence[str]]], how: str, k: int) -> list[str]:
+    """The top ``k`` of the rounds' searches (``rounds[r]``: the rankings round r+1 searched) merged by ``how``
+    (see the module docstring)."""
     if how == "rrf":
-        return [pid for pid, _ in rrf(searches)][:k]
+        fused = [[pid for pid, _ in rrf(searches)] for searches in rounds if searches]
+        return [pid for pid, _ in rrf(fused)][:k]
+    searches = [ranking for round_searches in rounds for ranking in round_searches]
     out: list[str] = []
     placed: set[str] = set()
     cursors = [0] * len(searches)

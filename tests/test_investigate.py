@@ -58,12 +58,15 @@ def investigator(parts, reader, **settings) -> InvestigateRetriever:
     return InvestigateRetriever(graph, walker, lexical, case, reader, InvestigateSettings(**settings))
 
 
-def test_the_trail_merge_takes_turns_and_rrf_rewards_agreement():
-    searches = [["A", "B", "C"], ["B", "D"], ["E", "A"]]
-    assert merged(searches, "trail", 5) == ["A", "B", "E", "C", "D"]   # each search its best passage not placed
-    assert merged(searches, "trail", 2) == ["A", "B"]
-    assert merged(searches, "rrf", 2) == ["A", "B"]                    # A and B are in two lists each
-    assert merged([["A"]], "trail", 3) == ["A"]
+def test_the_trail_merge_takes_turns_and_rrf_fuses_round_by_round():
+    rounds = [[["A", "B", "C"]], [["B", "D"], ["E", "A"]]]   # round 1: the question; round 2: two follow-ups
+    assert merged(rounds, "trail", 5) == ["A", "B", "E", "C", "D"]   # each search its best passage not placed
+    assert merged(rounds, "trail", 2) == ["A", "B"]
+    assert set(merged(rounds, "rrf", 2)) == {"A", "B"}               # A and B are in both rounds
+    assert merged([[["A"]]], "trail", 3) == ["A"]
+    # Two follow-ups that agree do not outvote the question: its best passage stays first.
+    outvoted = [[["Q", "X"]], [["Y", "Z"], ["Y", "Z"]]]
+    assert merged(outvoted, "rrf", 1) in (["Q"], ["Y"]) and merged(outvoted, "rrf", 2) == sorted(["Q", "Y"])
 
 
 def test_one_round_is_the_walk_itself(parts):
