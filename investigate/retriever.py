@@ -14,7 +14,8 @@ The final ranking is a fixed merge of every search's ranking (``merge``):
 - ``rrf``: Reciprocal Rank Fusion across rounds: each round's searches fused into one ranking, then the rounds
   fused with equal weight, so the question's own walk weighs as much as all of one round's follow-ups together and
   a passage both reach rises (fusing every search alike let two follow-ups outvote the question).
-Both keep Recall@k comparable with one-shot strategies: k passages, whatever the number of rounds.
+Both keep Recall@k comparable with one-shot strategies: k passages, whatever the number of rounds. The k passages
+are listed, and the answer step reads them, in trail order.
 """
 from __future__ import annotations
 
@@ -122,7 +123,10 @@ class InvestigateRetriever:
                 break
         else:
             ex.rounds.append(self._round(pending, [], [], Reading(), f"the last of {p.steps} rounds", started))
-        ranking = merged(searches, p.merge, top_k)
+        # The merge picks which passages make the top k; they are listed (and the answer reads them) in trail
+        # order, the order the investigation came upon them. Recall@k is a property of the set, so unchanged.
+        chosen = set(merged(searches, p.merge, top_k))
+        ranking = [pid for pid in merged(searches, "trail", len(g.passage_ids)) if pid in chosen]
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
         ex.node_scores = {g.node_label(int(n)): round(float(mass[n]), 6) for n in np.argsort(-mass)[:200]
