@@ -14,7 +14,8 @@ from core.types import Case, Passage, Progress, Triple
 from llm import Embedder, OpenAIClient
 
 from . import nlp, openie
-from .graph import EMBED_STAGES, KnowledgeGraph, build_graph, graph_key, load_graph, save_graph
+from .graph import EMBED_STAGES, KnowledgeGraph, build_graph
+from .storage import graph_key, load_graph, save_graph
 
 log = logging.getLogger(__name__)
 

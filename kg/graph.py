@@ -1,19 +1,11 @@
-"""The knowledge graph: entity phrase nodes, passage nodes, relation, mention and synonymy edges.
+"""The knowledge graph: entity phrase nodes, passage nodes, relation, mention and synonymy edges, and its build.
 
-Built once per (case fingerprint, triples source, extraction model, embedding model) and saved as JSON + NPZ
-(no pickle), so loading a saved graph makes no LLM or embedding call.
+Which phrases join (text mentions, synonymy, name variants) is decided in ``linking.py``; saving and loading in
+``storage.py``.
 """
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
 import logging
-import os
-import re
-import tempfile
-import time
-import zipfile
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,14 +17,12 @@ import numpy as np
 from core.types import Passage, Progress, ProgressUpdate
 from llm import Embedder
 
+from .linking import SYNONYM_THRESHOLD, SYNONYM_TOP_K, PhraseIndex, name_variant_pairs, synonym_pairs, text_mention_links
 from .normalize import normalize_entity
 from .ppr import ENGINES, FLOAT32_ABOVE_NNZ, PPRMatrix, PPRResult, networkx_pagerank
 
 log = logging.getLogger(__name__)
 
-GRAPH_FORMAT = 7   # 4: no synonymy across numbers or genders; 5: text mentions; 6: name variants; 7: possessives
-SYNONYM_THRESHOLD = 0.8
-SYNONYM_TOP_K = 10
 EMBED_STAGES = ("embed entities", "embed facts", "embed passages")   # build_graph's progress stages, in order
 EMBED_BLOCK = 2048   # texts per embedding call: a multiple of the local embedder's batch of 16
 
@@ -261,52 +251,6 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
                                 "mention_edges_from": mentions, "name_variant_edges": len(variants)})
 
 
-MENTION_MAX_SHARE = 0.05   # a phrase in more than this share of passages is too common to join them...
-MENTION_MIN_LIMIT = 3      # ...but in a small case up to 3 may (5% of 19 is none; 8 helped lookups, cost sense-making)
-
-
-class PhraseIndex:
-    """The graph's specific phrases, found in any text by word-boundary match on the normalised words.
-
-    Specific: two words or more, or one word written with a capital or a digit (a name, a code); "the accountant"
-    or "rain" alone would match everywhere.
-    """
-
-    def __init__(self, keys: Sequence[str], surfaces: Sequence[str]):
-        self.ids = {k: i for i, (k, surface) in enumerate(zip(keys, surfaces, strict=True))
-                    if " " in k or any(ch.isdigit() for ch in k) or surface[:1].isupper()}
-        # The lengths of the phrases starting with each word: a text position tries only those, not every length.
-        self.lengths: dict[str, set[int]] = defaultdict(set)
-        for k in self.ids:
-            words = k.split()
-            self.lengths[words[0]].add(len(words))
-
-    def find(self, text: str) -> set[int]:
-        """Indexes of the phrases ``text`` mentions."""
-        found = set()
-        for variant in {text, _POSSESSIVE_S.sub("", text)}:   # "Victoria Crane's car" names "Victoria Crane" too
-            words = normalize_entity(variant).split()
-            for start, word in enumerate(words):
-                for n in self.lengths.get(word, ()):
-                    i = self.ids.get(" ".join(words[start:start + n]))
-                    if i is not None:
-                        found.add(i)
-        return found
-
-
-def text_mention_links(keys: Sequence[str], surfaces: Sequence[str],
-                       passages: Sequence[Passage]) -> dict[int, set[str]]:
-    """Phrase index -> the passages whose text mentions it (``PhraseIndex``); a phrase found in more than
-    MENTION_MAX_SHARE of the passages (and more than MENTION_MIN_LIMIT) links nothing."""
-    index = PhraseIndex(keys, surfaces)
-    found: dict[int, set[str]] = defaultdict(set)
-    for p in passages:
-        for i in index.find(p.text):
-            found[i].add(p.id)
-    limit = max(MENTION_MIN_LIMIT, int(MENTION_MAX_SHARE * len(passages)))
-    return {i: pids for i, pids in found.items() if len(pids) <= limit}
-
-
 def embed_blocks(embedder: Embedder, stage: str, texts: list[str], progress: Progress | None) -> np.ndarray:
     """In blocks, so progress moves (and the cache commits) every EMBED_BLOCK texts; shortest first, as the
     embedder orders them itself, so its batches are the ones one call would make."""
@@ -326,183 +270,3 @@ def embed_blocks(embedder: Embedder, stage: str, texts: list[str], progress: Pro
             progress(ProgressUpdate(stage, start + len(block), len(texts)))
     assert out is not None
     return out
-
-
-def _ordered(a: int, b: int) -> tuple[int, int]:
-    return (a, b) if a <= b else (b, a)
-
-
-def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, top_k: int,
-                  block: int = 2048) -> list[tuple[int, int, float]]:
-    """Pairs (i < j) whose cosine is >= threshold, each phrase keeping at most its top_k neighbours.
-
-    Vectorised in blocks of rows; no Python loop over pairs. Phrases made only of digits and
-    punctuation (times, dates, amounts) get no synonymy edges: embeddings rate "8 pm" close to "9 15 pm".
-    """
-    n = len(vectors)
-    if n < 2:
-        return []
-    eligible = np.array([any(ch.isalpha() for ch in k) for k in keys])
-    pairs: dict[tuple[int, int], float] = {}
-    k = min(top_k + 1, n)
-    for start in range(0, n, block):
-        sims = vectors[start:start + block] @ vectors.T
-        rows = np.arange(sims.shape[0])
-        sims[rows, rows + start] = -1.0                     # not your own neighbour
-        sims[:, ~eligible] = -1.0
-        sims[~eligible[start:start + block]] = -1.0
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        top_sims = np.take_along_axis(sims, top, axis=1)
-        r_idx, c_idx = np.nonzero(top_sims >= threshold)
-        for r, c in zip(r_idx.tolist(), c_idx.tolist(), strict=True):
-            i, j = start + r, int(top[r, c])
-            a, b = min(i, j), max(i, j)
-            if (a, b) not in pairs and may_be_synonyms(keys[a], keys[b]):
-                pairs[(a, b)] = float(top_sims[r, c])
-    return [(a, b, s) for (a, b), s in sorted(pairs.items())]
-
-
-_MALE, _FEMALE = {"mr", "sir", "lord", "mister"}, {"mrs", "ms", "miss", "madam", "lady", "mme"}
-_HONORIFICS = _MALE | _FEMALE | {"dr", "prof", "professor"}
-_POSSESSIVE = re.compile(r"^(.+?)['\u2019]s\b")
-_POSSESSIVE_S = re.compile(r"(?<=\w)['\u2019]s\b")
-
-
-def may_be_synonyms(a: str, b: str) -> bool:
-    """False for phrases that embeddings put close but name different things: other numbers (times, dates,
-    amounts: "9 45 pm" / "9 15 pm") or honorifics of another gender ("mr blackwood" / "mrs blackwood")."""
-    numbers_a, numbers_b = re.findall(r"\d+", a), re.findall(r"\d+", b)
-    if numbers_a and numbers_b and numbers_a != numbers_b:
-        return False
-    genders = [{g for g, words in (("m", _MALE), ("f", _FEMALE)) if words & set(k.split())} for k in (a, b)]
-    return not (genders[0] and genders[1] and genders[0] != genders[1])
-
-
-def _full_names_by_surname(keys: Sequence[str], surfaces: Sequence[str]) -> dict[str, list[int]]:
-    """Surname -> the phrases that are a full name ending with it: two or three capitalised words, no honorific,
-    no digit ("Victoria Crane", "Gideon J. Whitlock")."""
-    out: dict[str, list[int]] = defaultdict(list)
-    for i, (key, surface) in enumerate(zip(keys, surfaces, strict=True)):
-        words, shown = key.split(), surface.split()
-        if 2 <= len(words) <= 3 and words[0] not in _HONORIFICS and all(w[:1].isupper() for w in shown) \
-                and not any(ch.isdigit() for ch in key):
-            out[words[-1]].append(i)
-    return out
-
-
-def name_variant_pairs(keys: Sequence[str], surfaces: Sequence[str]) -> list[tuple[int, int]]:
-    """Pairs (i < j) of phrases that name one person or thing in other words: an honorific and a surname
-    ("Ms. Crane") and the one full name in the graph with that surname ("Victoria Crane"); a possessive
-    ("Victoria Crane's car") and its owner, when the owner is a phrase written as a name."""
-    index = {k: i for i, k in enumerate(keys)}
-    by_surname = _full_names_by_surname(keys, surfaces)
-    pairs = set()
-    for i, (key, surface) in enumerate(zip(keys, surfaces, strict=True)):
-        words = key.split()
-        if len(words) == 2 and words[0] in _HONORIFICS and len(by_surname.get(words[1], ())) == 1:
-            pairs.add(_ordered(i, by_surname[words[1]][0]))
-        owner = _POSSESSIVE.match(surface)
-        j = index.get(normalize_entity(owner.group(1))) if owner else None
-        if j is not None and j != i and surfaces[j][:1].isupper():   # a named owner, not "the country's"
-            pairs.add(_ordered(i, j))
-    return sorted(pairs)
-
-
-# -- saving and loading ----------------------------------------------------------------------------
-
-BUILD_MODULES = ("build.py", "graph.py", "normalize.py", "openie.py", "nlp.py")   # what decides a graph's contents
-
-
-@functools.cache
-def build_code_digest(folder: Path = Path(__file__).parent) -> str:
-    """A digest of the modules that decide what a graph holds (BUILD_MODULES in ``folder``), so a graph saved by
-    other code (an older checkout, an experiment) is not loaded as this code's, even when nobody raised GRAPH_FORMAT.
-    Editing them costs one rebuild: OpenIE replies and embeddings come back from the response cache."""
-    digest = hashlib.sha256()
-    for name in BUILD_MODULES:
-        digest.update((folder / name).read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def graph_key(fingerprint: str, triples_source: str, extraction_model: str, embed_model: str, **params) -> str:
-    """The saved graph's name: everything the build depends on, the build code and its module constants included,
-    so a graph built by other code or with other thresholds is never loaded as this one."""
-    constants = [SYNONYM_THRESHOLD, SYNONYM_TOP_K, MENTION_MAX_SHARE, MENTION_MIN_LIMIT]
-    blob = json.dumps([GRAPH_FORMAT, build_code_digest(), constants, fingerprint, triples_source, extraction_model,
-                       embed_model, params], sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:20]
-
-
-def save_graph(graph: KnowledgeGraph, folder: Path, key: str) -> None:
-    """Write JSON + NPZ via temp files and renames: a crash never leaves a half-written graph behind."""
-    folder.mkdir(parents=True, exist_ok=True)
-    doc = {"format": GRAPH_FORMAT, "phrases": graph.phrases, "phrase_keys": graph.phrase_keys,
-           "passage_ids": graph.passage_ids, "phrase_passages": graph.phrase_passages,
-           "facts": [[f.subject, f.relation, f.object, f.passages] for f in graph.facts],
-           "synonyms": graph.synonyms, "embed_model": graph.embed_model, "meta": graph.meta}
-    npz_tmp = _tmp(folder, ".npz")
-    json_tmp = npz_tmp.with_suffix(".json.tmp")
-    try:
-        with open(npz_tmp, "wb") as fh:
-            np.savez(fh, phrases=graph.phrase_vectors, facts=graph.fact_vectors, passages=graph.passage_vectors)
-        with open(json_tmp, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False)
-        os.replace(npz_tmp, folder / f"{key}.npz")
-        os.replace(json_tmp, folder / f"{key}.json")  # last: its presence means both files are complete
-    finally:   # a full disk or a crash mid-write leaves no temp file behind
-        npz_tmp.unlink(missing_ok=True)
-        json_tmp.unlink(missing_ok=True)
-
-
-def _inconsistency(g: KnowledgeGraph) -> str:
-    """What makes a loaded graph unusable (counts or node numbers that do not match), or ''."""
-    n_phrases = len(g.phrases)
-    if not (len(g.phrase_keys) == len(g.phrase_passages) == n_phrases == len(g.phrase_vectors)):
-        return "inconsistent: its entity lists and vectors differ in length"
-    if len(g.facts) != len(g.fact_vectors) or len(g.passage_ids) != len(g.passage_vectors):
-        return "inconsistent: its facts or passages do not match their vectors"
-    if any(not (0 <= f.subject < n_phrases and 0 <= f.object < n_phrases) for f in g.facts) or any(
-            not (0 <= a < n_phrases and 0 <= b < n_phrases) for a, b, _ in g.synonyms):
-        return "inconsistent: a fact or synonym points past the entity list"
-    known = set(g.passage_ids)
-    if any(pid not in known for f in g.facts for pid in f.passages) or any(
-            pid not in known for ps in g.phrase_passages for pid in ps):
-        return "inconsistent: a fact or entity names a passage the graph does not have"
-    return ""
-
-
-def _tmp(folder: Path, suffix: str) -> Path:
-    fd, name = tempfile.mkstemp(dir=folder, suffix=suffix + ".tmp")
-    os.close(fd)
-    return Path(name)
-
-
-def load_graph(folder: Path, key: str, passage_ids: Sequence[str] | None = None) -> KnowledgeGraph | None:
-    """The saved graph, or None if there is none (or it is unreadable, or built over other passages than
-    ``passage_ids``, such as a file copied or linked from another case's: then it is rebuilt)."""
-    jpath, npath = folder / f"{key}.json", folder / f"{key}.npz"
-    if not (jpath.exists() and npath.exists()):
-        return None
-    started = time.perf_counter()
-    try:
-        doc = json.loads(jpath.read_text(encoding="utf-8"))
-        if doc.get("format") != GRAPH_FORMAT:
-            return None
-        with np.load(npath, allow_pickle=False) as arrays:
-            vectors = {k: arrays[k] for k in ("phrases", "facts", "passages")}
-        graph = KnowledgeGraph(
-            phrases=doc["phrases"], phrase_keys=doc["phrase_keys"], passage_ids=doc["passage_ids"],
-            facts=[Fact(s, r, o, list(p)) for s, r, o, p in doc["facts"]], phrase_passages=doc["phrase_passages"],
-            synonyms=[(a, b, s) for a, b, s in doc["synonyms"]], phrase_vectors=vectors["phrases"],
-            fact_vectors=vectors["facts"], passage_vectors=vectors["passages"], embed_model=doc["embed_model"],
-            meta=doc.get("meta", {}))
-        problem = _inconsistency(graph)
-        if not problem and passage_ids is not None and list(passage_ids) != graph.passage_ids:
-            problem = "built over other passages than this case's (copied or linked from another case?)"
-    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile) as exc:
-        problem = f"unreadable ({type(exc).__name__}: {exc})"
-    if problem:
-        log.warning("the saved graph %s is %s; building it again", jpath, problem)
-        return None
-    log.info("loaded graph %s in %.0f ms", key, (time.perf_counter() - started) * 1000)
-    return graph

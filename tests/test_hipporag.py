@@ -263,7 +263,7 @@ def test_changed_precomputed_triples_make_a_new_graph(tmp_path, embedder):
 
 
 def test_synonymy_never_joins_other_numbers_or_other_people():
-    from kg.graph import may_be_synonyms
+    from kg.linking import may_be_synonyms
 
     assert not may_be_synonyms("9 45 pm", "9 15 pm")           # embeddings put these at cosine 0.97
     assert not may_be_synonyms("january 1960", "august 15 1960")
@@ -289,7 +289,7 @@ def test_text_mentions_join_what_the_model_extracted_from_one_passage_only(embed
 
 
 def test_a_possessive_in_the_text_mentions_its_owner():
-    from kg.graph import text_mention_links
+    from kg.linking import text_mention_links
     passages = make_case([{"id": "A", "text": "A camera recorded Victoria Crane\u2019s car on Lombard Street."},
                           {"id": "B", "text": "Mud matched the soil of the Blackwood mansion's garden."},
                           {"id": "C", "text": "The Cranes left; Victoria Cranes is another name."}]).passages
@@ -301,7 +301,7 @@ def test_a_possessive_in_the_text_mentions_its_owner():
 
 
 def test_a_name_too_common_to_join_passages_depends_on_the_case_size():
-    from kg.graph import MENTION_MIN_LIMIT, text_mention_links
+    from kg.linking import MENTION_MIN_LIMIT, text_mention_links
 
     def linked(n_passages: int, naming: int) -> set[str]:
         passages = make_case([{"id": f"P{i}", "text": f"Report {i} was filed at Wexley Court." if i < naming
@@ -316,7 +316,7 @@ def test_a_name_too_common_to_join_passages_depends_on_the_case_size():
 
 
 def test_a_graph_built_with_other_thresholds_is_never_loaded_as_this_one(monkeypatch):
-    import kg.graph as kgraph
+    import kg.storage as kgraph
     key = kgraph.graph_key("case", "precomputed", "", "embedder", triples="t")
     assert kgraph.graph_key("case", "precomputed", "", "embedder", triples="t") == key
     for name, other in (("MENTION_MIN_LIMIT", 8), ("MENTION_MAX_SHARE", 0.1), ("SYNONYM_THRESHOLD", 0.9)):
@@ -327,21 +327,22 @@ def test_a_graph_built_with_other_thresholds_is_never_loaded_as_this_one(monkeyp
 
 def test_a_graph_built_by_other_code_is_never_loaded_as_this_one(tmp_path):
     """The key digests the build modules: a copy of them keys the same, a copy with one line changed does not."""
-    import kg.graph as kgraph
+    import kg.storage as kgraph
     here = Path(kgraph.__file__).parent
     same, edited = tmp_path / "same", tmp_path / "edited"
     for folder in (same, edited):
         folder.mkdir()
         for name in kgraph.BUILD_MODULES:
             (folder / name).write_bytes((here / name).read_bytes())
-    source = (edited / "graph.py").read_text(encoding="utf-8")
-    (edited / "graph.py").write_text(source.replace("SYNONYM_TOP_K = 10", "SYNONYM_TOP_K = 11"), encoding="utf-8")
+    source = (edited / "linking.py").read_text(encoding="utf-8")
+    assert "SYNONYM_TOP_K = 10" in source
+    (edited / "linking.py").write_text(source.replace("SYNONYM_TOP_K = 10", "SYNONYM_TOP_K = 11"), encoding="utf-8")
     assert kgraph.build_code_digest(same) == kgraph.build_code_digest()
     assert kgraph.build_code_digest(edited) != kgraph.build_code_digest()
 
 
 def test_name_variants_join_one_person_and_only_when_the_surname_is_unique(embedder):
-    from kg.graph import name_variant_pairs
+    from kg.linking import name_variant_pairs
 
     surfaces = ["Victoria Crane", "Ms. Crane", "Victoria Crane's car", "Mr. Hale", "Daniel Hale", "Ruth Hale",
                 "long coat"]
