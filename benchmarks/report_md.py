@@ -391,6 +391,18 @@ def _first_words(results, quick: bool, load) -> list[str]:
     return out
 
 
+def _app_idle(results, quick: bool, load) -> list[str]:
+    idle = load(results, "app_idle")
+    if not idle:
+        return []
+    return ["## The app at rest", "",
+            f"`python benchmarks/app_idle.py` (measured {idle['environment']['date']} at "
+            f"{idle['environment']['commit']}): the Streamlit process with one page open in headless chromium, "
+            f"{idle['settle_seconds']:.0f} s after cell 1 was drawn, then {idle['idle_seconds']:.0f} s untouched: "
+            f"**{idle['cpu_seconds']} CPU-seconds, {idle['cpu_percent_of_a_core']}% of one core** "
+            "(.streamlit/config.toml turns the file watcher off).", ""]
+
+
 def _bundled_ceiling(results, quick: bool, load) -> list[str]:
     out: list[str] = []
     bc = load(results, "bundled_ceiling")
@@ -623,7 +635,7 @@ def _investigation_choose(results, quick: bool, load) -> list[str]:
 # BENCHMARKS.md's sections in order; the tuning sections (how defaults were chosen) go to docs/tuning.md.
 MAIN_SECTIONS = (_summary, _retrieval, _nlp_triples, _nlp_scale, _retrieval_uncached, _retrieval_llm, _ppr_scale, _indexing,
                  _indexing_builds, lambda results, quick, load: _answer_scoring(), _answer_step, _llm_speed, _generated,
-                 _openie_quality, _first_words, _bundled_ceiling, _flagship, _investigation)
+                 _openie_quality, _first_words, _app_idle, _bundled_ceiling, _flagship, _investigation)
 TUNING_SECTIONS = (_hybrid_grid, _tuning_grids, _dense_power, _feedback, _sensitivity, _investigation_choose)
 
 

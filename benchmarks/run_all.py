@@ -38,6 +38,7 @@ RUNS = [
     ("dense_power", "dense_power.py", [], None),   # after sensitivity: it measures that grid's pick too
     ("feedback", "feedback.py", [], None),
     ("flagship", "flagship.py", [], []),
+    ("app_idle", "app_idle.py", [], ["--seconds", "20"]),
     ("bundled_ceiling", "bundled_ceiling.py", [], []),
     ("generated", "generated.py", ["--seeds", "1-10"], None),
     # The loop's merge was chosen on seeds 100-101 (docs/investigate.md); 1-10 and the rest report.

@@ -125,8 +125,8 @@ class InvestigateRetriever:
             ex.rounds.append(self._round(pending, [], [], Reading(), f"the last of {p.steps} rounds", started))
         # The merge picks which passages make the top k; they are listed (and the answer reads them) in trail
         # order, the order the investigation came upon them. Recall@k is a property of the set, so unchanged.
-        chosen = set(merged(searches, p.merge, top_k))
-        ranking = [pid for pid in merged(searches, "trail", len(g.passage_ids)) if pid in chosen]
+        top = set(merged(searches, p.merge, top_k))
+        ranking = [pid for pid in merged(searches, "trail", len(g.passage_ids)) if pid in top]
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
         ex.node_scores = {g.node_label(int(n)): round(float(mass[n]), 6) for n in np.argsort(-mass)[:200]
