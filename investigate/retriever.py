@@ -65,17 +65,16 @@ class InvestigateSettings:
 
 class InvestigateRetriever:
     def __init__(self, graph: KnowledgeGraph, walker: HippoRAGRetriever, lexical: BM25Index, case: Case,
-                 reader: Reader, settings: InvestigateSettings = InvestigateSettings(), fallback: str = ""):
+                 reader: Reader, settings: InvestigateSettings = InvestigateSettings()):
         self.graph, self.walker, self.lexical, self.case = graph, walker, lexical, case
-        self.reader, self.settings, self.fallback = reader, settings, fallback
+        self.reader, self.settings = reader, settings
 
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
                  params: Mapping[str, object] | None = None) -> Retrieval:
         p = settings_with(self.settings, params)
         g = self.graph
         ex = Explanation(method=f"up to {p.steps} rounds: HippoRAG's walk from the question, then walks and BM25 "
-                                f"from the leads the {self.reader.name} reader follows; merged by {p.merge}",
-                         fallback=self.fallback)
+                                f"from the leads the {self.reader.name} reader follows; merged by {p.merge}")
         started = time.perf_counter()
         with ex.stage("round 1 search"):
             first = self.walker.walk(question, p.depth, expansions)
@@ -100,7 +99,9 @@ class InvestigateRetriever:
             queries = [g.phrases[i] for i in chosen] + list(reading.sub_questions)
             stop = "the reader says the evidence is enough" if reading.enough else \
                 "no lead or question to follow" if not queries else ""
-            ex.rounds.append(self._round(pending, offered, queries if not stop else [], reading, stop, started,
+            if reading.enough:   # nothing is followed after "enough", whatever else the reader listed
+                chosen, reading = [], replace(reading, leads=(), sub_questions=())
+            ex.rounds.append(self._round(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
                                          self.reader.name))
             if stop:
                 break
@@ -119,10 +120,10 @@ class InvestigateRetriever:
             pending = dict(number=number, searched=queries, seeds=list(dict.fromkeys(seeds_by_round[-1]))[:8],
                            added=added)
             if not added:
-                ex.rounds.append(self._round(pending, [], [], Reading(), "this round found nothing new", started))
+                ex.rounds.append(self._round(pending, [], Reading(), [], "this round found nothing new", started))
                 break
         else:
-            ex.rounds.append(self._round(pending, [], [], Reading(), f"the last of {p.steps} rounds", started))
+            ex.rounds.append(self._round(pending, [], Reading(), [], f"the last of {p.steps} rounds", started))
         # The merge picks which passages make the top k; they are listed (and the answer reads them) in trail
         # order, the order the investigation came upon them. Recall@k is a property of the set, so unchanged.
         top = set(merged(searches, p.merge, top_k))
@@ -151,11 +152,13 @@ class InvestigateRetriever:
         return ranked[:n]
 
     @staticmethod
-    def _round(pending: dict, offered: Sequence[str], chosen: Sequence[str], reading: Reading, stop: str,
+    def _round(pending: dict, offered: Sequence[str], reading: Reading, leads: Sequence[str], stop: str,
                started: float, reader: str = "") -> Round:
+        """The record of a round: what ``pending`` says it searched and found, then the reading after it (the
+        leads it follows, by name, and its sub-questions) and why the loop stops there, if it does."""
         why = "; ".join(x for x in (reading.why, stop) if x)
-        return Round(**pending, offered=list(offered), chosen=list(chosen[:len(reading.leads)]),
-                     sub_questions=list(chosen[len(reading.leads):]), why=why, enough=reading.enough, reader=reader,
+        return Round(**pending, offered=list(offered), chosen=list(leads), sub_questions=list(reading.sub_questions),
+                     why=why, enough=reading.enough, reader=reader,
                      ms=round((time.perf_counter() - started) * 1000, 1), llm_ms=reading.llm_ms,
                      llm_calls=reading.llm_calls)
 
