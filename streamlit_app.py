@@ -100,7 +100,8 @@ def sidebar() -> tuple[Settings, RunConfig]:
                                 format_func=lambda n: REGISTRY[n].label)
     top_k = sb.slider("top-k passages", 1, 10, 3)
     answers = sb.toggle("Answer with the model", value=True, key="answers",
-                        help="off: retrieval only, scored by Recall@k in seconds; on: the same model also answers "
+                        help="off: no answers, retrieval scored by Recall@k (in seconds, unless a strategy's own LLM steps are "
+                             "on in its parameters); on: the same model also answers "
                              "from each strategy's passages (tens of seconds per answer on the embedded model)")
     expansion = sb.toggle("Query expansion", value=False,
                           help="one LLM call rewrites the question as statements of the facts that would answer it; "

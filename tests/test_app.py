@@ -78,6 +78,13 @@ def test_app_solves_the_bundled_case(app_env, backend):
     # question, with the line that says why the strategies differ, and human column names.
     at.sidebar.toggle(key="answers").set_value(False).run()
     assert not at.exception and not any(b.label == "Build the indexes" for b in at.button)
+    # The strategies' own LLM steps still run with answers off (14 questions x 3 calls: minutes); the cost says so,
+    # and turning them off in the strategies' parameters makes the whole case a retrieval-only run of seconds.
+    assert any(c.value.startswith("Cost: about") and "strategy LLM steps" in c.value for c in at.caption)
+    for key in ("hipporag.llm_filter", "vector-graph.rerank", "vector-graph.name_entities"):
+        at.sidebar.toggle(key=f"param:{key}").set_value(False).run()
+    costs = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Cost:")]
+    assert "Cost: retrieval only: 14 question(s) x 3 strategies, a few seconds" in costs, costs
     next(b for b in at.button if b.label == "Run every question").click().run()
     assert not at.exception and not at.error
     table = next(df.value for df in at.dataframe if "why they differ" in df.value.columns)
