@@ -270,7 +270,10 @@ def build_and_evaluate(args: argparse.Namespace, case: Case, config: RunConfig, 
         if not case.questions:
             print(f"{case.title}: the case has no questions with gold answers; showing retrieval only.")
         bar = None if args.quiet else make_bar(len(questions), "questions")
-        results = lab.evaluate(questions, progress=lambda i, n, r: bar.update(1) if bar else None)
+        # Answers stream, as in the app: one protocol path for both, so a reply cut off, trickled or garbled
+        # mid-stream is caught the same way here (the pieces themselves are printed with the results).
+        results = lab.evaluate(questions, progress=lambda i, n, r: bar.update(1) if bar else None,
+                               on_answer=lambda _strategy, _piece: None)
         if bar:
             bar.close()
         return lab, results
@@ -378,6 +381,8 @@ def print_questions(report: dict, case) -> None:
                 p = case.passage(pid)
                 mark = "*" if p.doc_id in gold else " "
                 print(f"   {mark} {shown(pid):<8} {score:8.4f}  {shown(p.title)}")
+            if r["explanation"].get("fallback"):   # why it returned nothing, or fell back to another ranking
+                print(f"    note: {shown(r['explanation']['fallback'])}")
             for step in r["explanation"]["rounds"]:
                 print(f"    round {step['number']}: {shown(round_text(step))}")
             if r["answer"] is not None:

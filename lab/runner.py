@@ -254,11 +254,12 @@ class Lab:
 
     def evaluate(self, questions: Sequence[Question] | None = None,
                  progress: Callable[[int, int, QuestionResult], None] | None = None,
-                 config: RunConfig | None = None) -> list[QuestionResult]:
+                 config: RunConfig | None = None,
+                 on_answer: Callable[[str, str], None] | None = None) -> list[QuestionResult]:
         questions = list(self.case.questions if questions is None else questions)
         results = []
         for i, q in enumerate(questions, 1):
-            results.append(self.ask(q, config))
+            results.append(self.ask(q, config, on_answer))
             if progress:
                 progress(i, len(questions), results[-1])
         return results
