@@ -262,8 +262,17 @@ def test_browser_walks_cells_1_to_6(streamlit_server, browser, tmp_path):
         (ROOT / "benchmarks" / "results" / "first_words.json").write_text(json.dumps(
             {"seconds_to_first_answer_words": round(first_words_s, 1), "top_k": 3,
              "strategies": list(THREE), "case": "purloined_pearl", "backend": "embedded"}, indent=2) + "\n")
-    # Cell 6, answers off: every question, each with its "why they differ" line.
-    page.locator('[data-testid="stSidebar"]').get_by_text("Answer with the model").click()
+    # Cell 6, answers off and the strategies' own LLM steps off (as in the AppTest): every question, each with its
+    # "why they differ" line, in seconds.
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Answer with the model").click()
+    for box, toggles in (("HippoRAG parameters", ("llm filter",)),
+                         ("Vector Graph RAG parameters", ("rerank", "name entities"))):
+        sidebar.get_by_text(box).click()
+        for label in toggles:
+            sidebar.get_by_text(label, exact=True).click()
+            page.wait_for_timeout(500)
+    page.get_by_text(re.compile(r"^Cost: retrieval only: 14 question")).wait_for(timeout=60_000)
     page.get_by_role("button", name="Run every question").click()
     page.get_by_text("Why they differ, question by question").wait_for(timeout=900_000)
     lines = page.locator("li").filter(has_text=re.compile(r"^Q\d+: ")).all_inner_texts()
@@ -320,3 +329,47 @@ def test_browser_hostile_entity_shows_as_text(streamlit_server, browser, tmp_pat
     assert page.locator("img[src='x']").count() == 0
     time.sleep(1)
     assert not dialogs
+
+
+TWO_CASES = {
+    "lighthouse": [{"id": "LH-1", "title": "Keeper's log", "text": "Agnes Moor kept the lamp of the Skerry lighthouse."},
+                   {"id": "LH-2", "title": "Supply boat", "text": "The supply boat reached the Skerry every Tuesday."},
+                   {"id": "LH-3", "title": "Storm", "text": "A storm broke the lighthouse lens in March."},
+                   {"id": "LH-4", "title": "Inspector", "text": "Inspector Venn praised Agnes Moor's log book."}],
+    "bakery": [{"id": "BK-1", "title": "Ovens", "text": "Tomas Reyes lit the bakery ovens at four each morning."},
+               {"id": "BK-2", "title": "Flour", "text": "The flour came from the Halden mill by cart."},
+               {"id": "BK-3", "title": "Fire", "text": "A chimney fire closed the bakery for a week."},
+               {"id": "BK-4", "title": "Guild", "text": "The bakers' guild fined Tomas Reyes for short loaves."}],
+}
+
+
+def test_browser_two_sessions_build_and_answer_their_own_cases(streamlit_server, browser, tmp_path):
+    """Two people on one app: one builds an upload while the other uploads and builds another; each answers from
+    its own documents, and neither sees an error."""
+    pages = {}
+    for name, docs in TWO_CASES.items():
+        upload = tmp_path / f"{name}.json"
+        triples = [{"doc_id": d["id"], "subject": d["text"].split()[0], "relation": "appears in", "object": d["title"]}
+                   for d in docs]   # given, so neither build waits on the model's OpenIE
+        upload.write_text(json.dumps({"documents": docs, "triples": triples}))
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()   # its own session
+        page.goto(streamlit_server, wait_until="domcontentloaded")
+        page.get_by_text("Upload", exact=True).click(timeout=120_000)
+        page.locator("input[type=file]").set_input_files(str(upload))
+        page.get_by_role("heading", name=f"Uploaded: {name}.json").wait_for(timeout=60_000)
+        page.get_by_role("button", name="Build the indexes").click(timeout=120_000)   # the first builds on
+        pages[name] = page
+    questions = {"lighthouse": "Who kept the lamp of the lighthouse?", "bakery": "Who lit the bakery ovens?"}
+    for name, page in pages.items():
+        page.get_by_text("knowledge graph:").wait_for(timeout=300_000)
+        page.get_by_role("textbox", name="Your question").fill(questions[name], timeout=300_000)
+        page.keyboard.press("Enter")
+        page.get_by_role("button", name="Ask", exact=True).click()
+    for name, page in pages.items():
+        page.get_by_role("heading", name=re.compile(r"^ask · top-3 · ")).wait_for(timeout=600_000)
+        assert page.locator("strong").filter(has_text=re.compile(r"^Answer$")).count() == 2   # naive, hipporag
+        cells = " ".join(page.locator('[data-testid="stDataFrame"] td').all_text_contents())
+        own, other = (("LH-", "BK-") if name == "lighthouse" else ("BK-", "LH-"))
+        assert own in cells and other not in cells, (name, cells[:500])
+        assert other not in page.inner_text("body")
+        assert page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count() == 0

@@ -704,6 +704,9 @@ def render(outcomes: dict[str, tuple[int, str]]) -> str:
               "- Two labs building two uploads at once on one store (what two app sessions do): each answers from "
               "its own documents. This found a real fault: chromadb's per-folder client registry raised KeyError "
               "when two threads opened the store together; opening is now serialized.",
+              "- Two app sessions in a real browser (tests/test_app.py, two browser contexts): one builds an upload "
+              "while the other uploads and builds another; each answers from its own documents, neither sees an "
+              "error.",
               "- Random bytes over a collection's HNSW files: chromadb raises InternalError; the collection is "
               "dropped and built again, with a warning.", "",
               "## Known limits", "",
