@@ -406,15 +406,15 @@ ROWS: list[Row] = [
         server=lambda s: serve(s, chat=sse(["The thief is"], end=b"")),
         after=lambda tmp, out, srv: _assert(cached_chats(tmp) == 0, "the fragment was cached")),
     Row("stream-trickle", "model server", "a server trickling 1 byte every 1.5 s, no chunked encoding, "
-        "LLM_TIMEOUT=3 (it ran 120 s)", ANSWERS, 3, r"within 3s", env={"LLM_BACKEND": "openai", "LLM_TIMEOUT": "3",
+        "LLM_TIMEOUT=1 (it ran 120 s with 5)", ANSWERS, 3, r"within 1s", env={"LLM_BACKEND": "openai", "LLM_TIMEOUT": "1",
                                                                      "LLM_MAX_RETRIES": "0"},
         prepare=files(), server=lambda s: serve(s, chat=trickle(b"x")),
-        after=lambda tmp, out, srv: _assert(TRICKLED["bytes"] <= 4, f"{TRICKLED['bytes']} bytes read past 3 s")),
-    Row("stream-keep-alive-only", "model server", "a stream of keep-alive comments only, LLM_TIMEOUT=3 (it ran "
-        "31.5 s)", ANSWERS, 3, r"within 3s", env={"LLM_BACKEND": "openai", "LLM_TIMEOUT": "3",
+        after=lambda tmp, out, srv: _assert(TRICKLED["bytes"] <= 2, f"{TRICKLED['bytes']} bytes read past 1 s")),
+    Row("stream-keep-alive-only", "model server", "a stream of keep-alive comments only, LLM_TIMEOUT=1 (it ran "
+        "31.5 s with 5)", ANSWERS, 3, r"within 1s", env={"LLM_BACKEND": "openai", "LLM_TIMEOUT": "1",
                                                    "LLM_MAX_RETRIES": "0"},
         prepare=files(), server=lambda s: serve(s, chat=trickle(b": keep-alive\n\n")),
-        after=lambda tmp, out, srv: _assert(TRICKLED["bytes"] <= 4, f"{TRICKLED['bytes']} comments read past 3 s")),
+        after=lambda tmp, out, srv: _assert(TRICKLED["bytes"] <= 2, f"{TRICKLED['bytes']} comments read past 1 s")),
     Row("stream-not-utf8", "model server", "a streamed event that is not UTF-8 (a bare UnicodeDecodeError)",
         ANSWERS, 3, r"not UTF-8.*127\.0\.0\.1", env={"LLM_BACKEND": "openai", "LLM_MAX_RETRIES": "0"},
         prepare=files(), server=lambda s: serve(s, chat=sse(["A"], end=b'data: {"choices": \xff\xfe}\n\n'))),
