@@ -40,6 +40,7 @@ RUNS = [
     ("flagship", "flagship.py", [], []),
     ("app_idle", "app_idle.py", [], ["--seconds", "20"]),
     ("bundled_ceiling", "bundled_ceiling.py", [], []),
+    ("suite", "suite.py", [], None),   # the development suite; its first run extracts nothing: the OpenIE is cached
     ("generated", "generated.py", ["--seeds", "1-10"], None),
     # The loop's merge was chosen on seeds 100-101 (docs/investigate.md); 1-10 and the rest report.
     ("investigation", "investigation.py", ["--seeds", "1-10", "--limit", "20"], None),

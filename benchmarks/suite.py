@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -173,6 +174,7 @@ def main(argv=None) -> int:
         extract_openie(suite, settings)
     strategies = tuple(s for s in args.strategies.split(",") if s)
     embedder = embedder_only(settings)
+    started = time.perf_counter()
     rows = []
     for s in suite:
         rows.append(run_set(s, strategies, args.set, settings, embedder))
@@ -180,7 +182,8 @@ def main(argv=None) -> int:
         print(f"{s.name:<22} " + "  ".join(f"{n} {rows[-1]['strategies'][n]['recall']:.3f}" for n in strategies)
               + f"   best {best}", flush=True)
     print_tables(rows, strategies)
-    write_result(args.out, {"k": K, "assignments": args.set, "rows": rows,
+    write_result(args.out, {"k": K, "assignments": args.set, "seconds": round(time.perf_counter() - started, 1),
+                            "rows": rows,
                             "mean": {n: suite_mean(rows, n) for n in strategies}})
     return 0
 

@@ -106,3 +106,31 @@ def test_each_model_caches_its_triples_in_its_own_folder():
     assert other.parent.parent == OPENIE and other.name == "mystery-3-4.json"
     assert other.parent.name.startswith("llama-3.1-8b-instruct-")
     assert triples_path(3, 4, "a/b") != triples_path(3, 4, "a-b")   # the hash keeps look-alike names apart
+
+
+def _suite_row(name: str, recall: float) -> dict:
+    return {"set": name, "strategies": {"s": {"recall": recall}}}
+
+
+def test_the_rule_keeps_a_change_only_if_the_mean_rises_and_no_set_falls_much():
+    from choose import judge
+    base = [_suite_row("a", 0.5), _suite_row("b", 0.5)]
+    small_loss = judge("x", base, [_suite_row("a", 0.6), _suite_row("b", 0.49)], "s")
+    assert small_loss.kept and small_loss.gain == 0.045 and (small_loss.worst_set, small_loss.worst_drop) == ("b", 0.01)
+    assert not judge("x", base, [_suite_row("a", 0.7), _suite_row("b", 0.47)], "s").kept   # one set falls 0.03
+    assert not judge("x", base, base, "s").kept                                            # no gain is no change
+
+
+def test_the_suite_scores_a_hand_written_case_by_question_type(tmp_path, monkeypatch):
+    import suite
+    from llm import Settings, embedder_only
+
+    monkeypatch.setenv("DETECTIVE_DATA_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("DETECTIVE_CACHE_DIR", str(tmp_path / "cache"))
+    settings = Settings.from_env()
+    one = suite.SuiteSet("ledgerline_outage", "hand-written", "nlp", suite.hand_written("ledgerline_outage"))
+    row = suite.run_set(one, ("naive", "bm25"), [], settings, embedder_only(settings))
+    for name in ("naive", "bm25"):
+        result = row["strategies"][name]
+        assert result["questions"] == 15 and 0 <= result["recall"] <= 1
+        assert set(result["by_type"]) == {"simple", "multi-hop", "sense-making"}
