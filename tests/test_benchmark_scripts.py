@@ -122,8 +122,9 @@ def test_the_rule_keeps_a_change_only_if_the_mean_rises_and_no_set_falls_much():
 
 
 def test_the_suite_scores_a_hand_written_case_by_question_type(tmp_path, monkeypatch):
-    import suite
     from llm import Settings, embedder_only
+
+    import suite
 
     monkeypatch.setenv("DETECTIVE_DATA_DIR", str(tmp_path / "index"))
     monkeypatch.setenv("DETECTIVE_CACHE_DIR", str(tmp_path / "cache"))
