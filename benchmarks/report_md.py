@@ -664,6 +664,10 @@ def _suite(results, quick: bool, load) -> list[str]:
         out += _t(["set", *names], [[r["set"], *(f"{r['strategies'][n]['by_type']['multi-hop']:.3f} / "
                                                  f"{r['strategies'][n]['by_type']['sense-making']:.3f}" for n in names)]
                                     for r in typed])
+    if all("hub_share" in x for r in rows for x in r["strategies"].values()):
+        out += ["Hub share: the largest share of one case's questions whose top 5 holds the same document that is "
+                "not theirs (a document that mentions everything wins every question):", ""]
+        out += _t(["set", *names], [[r["set"], *(r["strategies"][n]["hub_share"] for n in names)] for r in rows])
     return out
 
 

@@ -17,6 +17,7 @@ import argparse
 import json
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -85,8 +86,11 @@ def missing_openie(suite: list[SuiteSet]) -> list[str]:
 
 def run_set(s: SuiteSet, strategies: tuple[str, ...], assignments: list[str], settings: Settings,
             embedder) -> dict:
-    """Recall@K per strategy over every question of the set, overall and by question type."""
+    """Recall@K per strategy over every question of the set, overall and by question type; and its hub share: the
+    largest share of one case's questions whose top K holds the same document that is not theirs (a document
+    that mentions everything and wins every question)."""
     per: dict[str, list[tuple[str, float]]] = {name: [] for name in strategies}
+    hub: dict[str, float] = dict.fromkeys(strategies, 0.0)
     for case in s.cases():
         if s.triples == "openie" and not case.triples:
             raise SystemExit(f"{s.name}: no cached OpenIE in {CACHED_OPENIE}; run "
@@ -97,21 +101,24 @@ def run_set(s: SuiteSet, strategies: tuple[str, ...], assignments: list[str], se
         lab = Lab(case, settings, config.with_assignments(assignments_for(assignments, strategies)),
                   embedder=embedder)
         lab.build()
+        asked = [q for q in case.questions if q.supporting_docs]
         for name in strategies:
             params = lab.config.query_params(name)
-            for q in case.questions:
-                if not q.supporting_docs:
-                    continue
-                hits = lab.retrievers[name].retrieve(q.text, K, params=params)
-                recall = recall_at_k(case.documents_of(hits.ids), q.supporting_docs, K)
+            strangers: Counter[str] = Counter()
+            for q in asked:
+                docs = case.documents_of(lab.retrievers[name].retrieve(q.text, K, params=params).ids)
+                strangers.update(d for d in dict.fromkeys(docs[:K]) if d not in q.supporting_docs)
+                recall = recall_at_k(docs, q.supporting_docs, K)
                 if recall is not None:
                     per[name].append((q.type, recall))
+            if strangers and asked:
+                hub[name] = max(hub[name], strangers.most_common(1)[0][1] / len(asked))
     out = {}
     for name, values in per.items():
         types = sorted({t for t, _ in values})
         out[name] = {"recall": round(statistics.fmean(v for _, v in values), 4),
                      "by_type": {t: round(statistics.fmean(v for u, v in values if u == t), 4) for t in types},
-                     "questions": len(values)}
+                     "questions": len(values), "hub_share": round(hub[name], 3)}
     return {"set": s.name, "kind": s.kind, "triples": s.triples, "strategies": out}
 
 
@@ -124,10 +131,11 @@ def print_tables(rows: list[dict], strategies: tuple[str, ...]) -> None:
     for r in rows:
         types = sorted({t for s in r["strategies"].values() for t in s["by_type"]})
         print(f"\n{r['set']} ({r['kind']}, triples {r['triples']}), Recall@{K}")
-        print(f"  {'strategy':<13} {'all':>6} " + " ".join(f"{t[:12]:>12}" for t in types))
+        print(f"  {'strategy':<13} {'all':>6} " + " ".join(f"{t[:12]:>12}" for t in types) + "   hub share")
         for name in strategies:
             s = r["strategies"][name]
-            print(f"  {name:<13} {s['recall']:6.3f} " + " ".join(f"{s['by_type'].get(t, 0):12.3f}" for t in types))
+            print(f"  {name:<13} {s['recall']:6.3f} " + " ".join(f"{s['by_type'].get(t, 0):12.3f}" for t in types)
+                  + f"   {s['hub_share']:9.2f}")
     print(f"\nsuite mean over {len(rows)} sets, Recall@{K}: "
           + "  ".join(f"{n} {suite_mean(rows, n):.3f}" for n in strategies))
 

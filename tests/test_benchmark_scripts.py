@@ -134,4 +134,4 @@ def test_the_suite_scores_a_hand_written_case_by_question_type(tmp_path, monkeyp
     for name in ("naive", "bm25"):
         result = row["strategies"][name]
         assert result["questions"] == 15 and 0 <= result["recall"] <= 1
-        assert set(result["by_type"]) == {"simple", "multi-hop", "sense-making"}
+        assert set(result["by_type"]) == {"simple", "multi-hop", "sense-making"} and 0 < result["hub_share"] <= 1
