@@ -98,6 +98,17 @@ def reply(status: int, body, headers: dict | None = None) -> Handler:
     return handler
 
 
+def bad_gzip(h: BaseHTTPRequestHandler, _req) -> None:
+    """A reply that says it is gzip and is not: the body cannot be decoded."""
+    data = b"\x1f\x8b\x08\x00 not really gzip at all"
+    h.send_response(200)
+    h.send_header("Content-Type", "application/json")
+    h.send_header("Content-Encoding", "gzip")
+    h.send_header("Content-Length", str(len(data)))
+    h.end_headers()
+    h.wfile.write(data)
+
+
 def chat_body(content=None, reasoning=None) -> dict:
     message = {"role": "assistant", "content": content}
     if reasoning is not None:

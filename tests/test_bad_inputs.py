@@ -27,7 +27,7 @@ import run_comparison
 from casebook.__main__ import main as casebook_main
 from casebook.loader import MAX_FILE_BYTES
 
-from conftest import ROOT, FaultServer, chat_body, reply
+from conftest import ROOT, FaultServer, bad_gzip, chat_body, reply
 from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, BRIDGE_TRIPLES
 
 DOC = ROOT / "docs" / "RELIABILITY.md"
@@ -490,16 +490,6 @@ def trickle(unit: bytes):
             TRICKLED["bytes"] += 1
             time.sleep(1.5)
     return handler
-
-
-def bad_gzip(h, _req):
-    data = b"\x1f\x8b\x08\x00 not really gzip at all"
-    h.send_response(200)
-    h.send_header("Content-Type", "application/json")
-    h.send_header("Content-Encoding", "gzip")
-    h.send_header("Content-Length", str(len(data)))
-    h.end_headers()
-    h.wfile.write(data)
 
 
 HOLDERS: dict[Path, sqlite3.Connection] = {}

@@ -6,7 +6,7 @@ import pytest
 
 from llm import AuthenticationFailed, BadResponse, LLMError, ModelNotFound, OpenAIClient, RequestTimeout, ServerUnavailable
 
-from conftest import chat_body, reply
+from conftest import bad_gzip, chat_body, reply
 
 MODELS = {"data": [{"id": "m1"}, {"id": "m2"}]}
 ASK = [{"role": "user", "content": "hi"}]
@@ -301,15 +301,7 @@ def test_a_404_for_the_endpoint_says_to_check_the_base_url(fault_server):
 
 
 def test_a_damaged_gzip_body_is_not_called_an_unreachable_server(fault_server):
-    def broken(h, _req):
-        data = b"\x1f\x8b\x08\x00 not really gzip at all"
-        h.send_response(200)
-        h.send_header("Content-Type", "application/json")
-        h.send_header("Content-Encoding", "gzip")
-        h.send_header("Content-Length", str(len(data)))
-        h.end_headers()
-        h.wfile.write(data)
-    fault_server.script = [broken]
+    fault_server.script = [bad_gzip]
     with pytest.raises(BadResponse, match="could not be decoded") as err:
         client_for(fault_server, max_retries=0).chat(ASK, model="m1")
     assert not isinstance(err.value, ServerUnavailable)
