@@ -271,7 +271,7 @@ def build_and_evaluate(args: argparse.Namespace, case: Case, config: RunConfig, 
             print(f"{case.title}: the case has no questions with gold answers; showing retrieval only.")
         bar = None if args.quiet else make_bar(len(questions), "questions")
         # Answers stream, as in the app: one protocol path for both, so a reply cut off, trickled or garbled
-        # mid-stream is caught the same way here (the pieces themselves are printed with the results).
+        # mid-stream is caught the same way here (each answer is printed whole with the results).
         results = lab.evaluate(questions, progress=lambda i, n, r: bar.update(1) if bar else None,
                                on_answer=lambda _strategy, _piece: None)
         if bar:
