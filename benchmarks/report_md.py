@@ -671,11 +671,31 @@ def _suite(results, quick: bool, load) -> list[str]:
     return out
 
 
+def _choose(results, quick: bool, load) -> list[str]:
+    runs = [load(results, p.stem) for p in sorted(Path(results).glob("choose_*.json"))]
+    if not runs:
+        return []
+    out = ["## The suite's rule, default by default", "",
+           "`python benchmarks/choose.py --strategy S --grid PARAM=V1,V2,...`: the development suite (BENCHMARKS.md, "
+           "\"The development suite\") at the default and at each value; a value is kept only if the suite's mean "
+           "Recall@5 rises and no set falls by more than 0.02. Chosen on the whole suite; generated seeds 1-10 are "
+           "report sets and were not looked at.", ""]
+    rows = []
+    for r in runs:
+        base = round(sum(x["strategies"][r["strategy"]]["recall"] for x in r["base"]) / len(r["base"]), 4)
+        rows.append([f"{r['strategy']}.{r['param']}", r["default"], "default", base, "", "", ""])
+        rows += [["", "", v["value"], v["mean"], f"{v['gain']:+.4f}", f"{v['worst_set']} -{v['worst_drop']:.4f}",
+                  "kept" if v["kept"] else "no"] for v in r["verdicts"]]
+        rows.append(["", "", "**pick**", r["pick"], "", "", ""])
+    out += _t(["parameter", "default", "value", "suite mean", "gain", "set that fell most", "rule"], rows)
+    return out
+
+
 # BENCHMARKS.md's sections in order; the tuning sections (how defaults were chosen) go to docs/tuning.md.
 MAIN_SECTIONS = (_summary, _suite, _retrieval, _nlp_triples, _nlp_scale, _retrieval_uncached, _retrieval_llm, _ppr_scale,
                  _indexing, _indexing_builds, lambda results, quick, load: _answer_scoring(), _answer_step, _llm_speed,
                  _generated, _openie_quality, _first_words, _app_idle, _bundled_ceiling, _flagship, _investigation)
-TUNING_SECTIONS = (_hybrid_grid, _tuning_grids, _dense_power, _feedback, _sensitivity, _investigation_choose)
+TUNING_SECTIONS = (_choose, _hybrid_grid, _tuning_grids, _dense_power, _feedback, _sensitivity, _investigation_choose)
 
 
 def render_markdown(results, quick: bool, load) -> str:

@@ -355,3 +355,16 @@ def test_name_variants_join_one_person_and_only_when_the_surname_is_unique(embed
                      ("C", "Mr. Hale", "was at", "club")], make_case(docs).passages, embedder)
     victoria, ms = g.phrase_keys.index("victoria crane"), g.phrase_keys.index("ms crane")
     assert any({a, b} == {victoria, ms} for a, b, _ in g.synonyms)    # the walk crosses from B's name to A's
+
+
+def test_the_hub_penalty_does_not_lift_a_passage_with_no_link(embedder):
+    """A passage without a single phrase has strength 0: discounting hubs must not divide it by ~0 into first
+    place (it did, and HippoRAG fell to Recall@5 0 on a 2Wiki set with the penalty on)."""
+    docs = [*BRIDGE_DOCS, {"id": "Z", "text": "..."}]   # no triple names Z: no edge reaches it
+    case = make_case(docs, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
+    g = build_graph(passage_triples(case.triples, case.passages), case.passages, embedder)
+    assert g.phrases_of("Z") == []
+    for penalty in (0.0, 0.5):
+        config = HippoConfig(llm_filter=False, hub_penalty=penalty)
+        r = HippoRAGRetriever(g, embedder, config).retrieve(BRIDGE_QUESTION["question"], top_k=3)
+        assert "Z" not in r.ids and r.ids[0] in ("G1", "G2"), (penalty, r.ids)
