@@ -688,6 +688,11 @@ def _choose(results, quick: bool, load) -> list[str]:
                   "kept" if v["kept"] else "no"] for v in r["verdicts"]]
         rows.append(["", "", "**pick**", r["pick"], "", "", ""])
     out += _t(["parameter", "default", "value", "suite mean", "gain", "set that fell most", "rule"], rows)
+    pending = [f"{r['strategy']}.{r['param']} = {r['pick']} (the default is still {r['default']})" for r in runs
+               if str(r["pick"]) != str(r["default"])]
+    if pending:
+        out += ["Picked by the rule and not applied yet (every committed table was measured at the default): "
+                + "; ".join(pending) + ".", ""]
     return out
 
 
