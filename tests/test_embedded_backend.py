@@ -41,6 +41,7 @@ def test_wrong_model_name_is_a_typed_error(backend):
     assert "no-such-model" in str(err.value) and backend.model in str(err.value)
 
 
+@pytest.mark.llm   # starts the embedded server without the fixtures conftest marks by
 def test_auto_falls_back_to_embedded_on_a_closed_port(base_settings):
     b = connect(base_settings.replace(backend="auto", base_url="http://127.0.0.1:9/v1"))
     assert b.kind == "embedded"
@@ -59,6 +60,7 @@ def test_openai_backend_talks_to_a_real_server(backend, base_settings):
     assert b.client.chat([{"role": "user", "content": "Say yes."}], model=b.model, max_tokens=5).text
 
 
+@pytest.mark.llm   # starts the embedded server without the fixtures conftest marks by
 def test_stopped_server_gives_a_typed_error_within_the_timeout(base_settings):
     """A second embedded server in its own process, killed: the client must say so, quickly and by name."""
     script = ("import sys, time; from llm import Settings; "
