@@ -50,13 +50,20 @@ def model_triples(seed: int, suspects: int, settings: Settings, backend: Backend
         return json.loads(path.read_text(encoding="utf-8"))
     case, _ = load_mystery(seed, suspects)
     backend = backend or connect(settings.replace(backend="embedded", model_path=""))
-    result = extract(backend.client, backend.extraction_model, case.passages, workers=2)
-    doc_of = {p.id: p.doc_id for p in case.passages}
+    triples = cache_openie(backend, case.passages, path)
+    print(f"  (seed {seed})", flush=True)
+    return triples
+
+
+def cache_openie(backend: Backend, passages: list, path: Path) -> list[dict]:
+    """The extraction model's OpenIE of ``passages`` as case triples, written to ``path`` (the repo's cache)."""
+    result = extract(backend.client, backend.extraction_model, passages, workers=2)
+    doc_of = {p.id: p.doc_id for p in passages}
     triples = [{"doc_id": doc_of[pid], "subject": s, "relation": r, "object": o} for pid, s, r, o in result.triples()]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(triples, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"  OpenIE of seed {seed} by {backend.extraction_model}: {len(triples)} triples, "
-          f"{len(result.failures)} failed passages", flush=True)
+    print(f"  OpenIE by {backend.extraction_model}: {len(triples)} triples, {len(result.failures)} failed passages",
+          flush=True)
     return triples
 
 

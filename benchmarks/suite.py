@@ -14,7 +14,6 @@ the first run.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 from collections import Counter
@@ -31,7 +30,7 @@ from lab.runner import Lab, RunConfig
 from llm import Settings, connect, embedder_only
 
 from common import ROOT, assignments_for, write_result
-from generated import model_triples
+from generated import cache_openie, model_triples
 from retrieval import CACHED_OPENIE, with_cached_triples
 
 K = 5
@@ -142,7 +141,6 @@ def print_tables(rows: list[dict], strategies: tuple[str, ...]) -> None:
 
 def extract_openie(suite: list[SuiteSet], settings: Settings) -> None:
     """The embedded model's OpenIE of each hand-written case, cached in benchmarks/results/openie/<case>.json."""
-    from kg.openie import extract
     names = missing_openie(suite)
     if not names:
         return
@@ -151,13 +149,7 @@ def extract_openie(suite: list[SuiteSet], settings: Settings) -> None:
         case = load_case(CASES / name)
         print(f"OpenIE of {name} ({len(case.passages)} passages) by {backend.extraction_model}: about "
               f"{len(case.passages) * 45 // 60} minutes on the embedded model", flush=True)
-        result = extract(backend.client, backend.extraction_model, case.passages, workers=2)
-        doc_of = {p.id: p.doc_id for p in case.passages}
-        triples = [{"doc_id": doc_of[pid], "subject": s, "relation": r, "object": o}
-                   for pid, s, r, o in result.triples()]
-        (CACHED_OPENIE / f"{name}.json").write_text(json.dumps(triples, indent=1, ensure_ascii=False) + "\n",
-                                                  encoding="utf-8")
-        print(f"  {len(triples)} triples, {len(result.failures)} failed passages", flush=True)
+        cache_openie(backend, case.passages, CACHED_OPENIE / f"{name}.json")
 
 
 def main(argv=None) -> int:
