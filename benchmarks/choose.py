@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The rule every default is chosen by: a value is kept only if the development suite's mean Recall@5 rises and
-no set of the suite falls by more than 0.02.
+no set of the suite falls by more than 0.02 (a rise: at least MIN_GAIN, more than one document of one question
+moves the mean).
 
     python benchmarks/choose.py --strategy hipporag --grid dense_power=1,2,3
 
@@ -20,6 +21,10 @@ from common import write_result
 from suite import run_set, suite_mean, suite_sets
 
 MAX_DROP = 0.02
+# "Rises" means by more than one question can move the mean: one of a multi-hop question's two documents, on a
+# 15-question hand-written case, moves that case by 1/30 and the mean of 10 sets by 0.0033. A smaller gain is one
+# document of one question: noise, not a better default (the rule needs a rise; this says how much is a rise).
+MIN_GAIN = 0.004
 
 
 @dataclass(frozen=True)
@@ -30,49 +35,71 @@ class Judgement:
     worst_set: str
     worst_drop: float
     kept: bool
+    by_set: dict[str, float]    # the candidate's Recall@5 set by set
 
 
-def judge(value: str, base: list[dict], candidate: list[dict], strategy: str, max_drop: float = MAX_DROP) -> Judgement:
+def judge(value: str, base: list[dict], candidate: list[dict], strategy: str, max_drop: float = MAX_DROP,
+          min_gain: float = MIN_GAIN) -> Judgement:
     """The rule, on two runs of the suite (rows in the same set order)."""
     drops = {b["set"]: round(b["strategies"][strategy]["recall"] - c["strategies"][strategy]["recall"], 4)
              for b, c in zip(base, candidate, strict=True)}
     worst = max(drops, key=lambda s: drops[s])
     gain = round(suite_mean(candidate, strategy) - suite_mean(base, strategy), 4)
     return Judgement(value, suite_mean(candidate, strategy), gain, worst, drops[worst],
-                     kept=gain > 0 and drops[worst] <= max_drop)
+                     kept=gain >= min_gain and drops[worst] <= max_drop,
+                     by_set={c["set"]: c["strategies"][strategy]["recall"] for c in candidate})
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--strategy", required=True)
-    p.add_argument("--grid", required=True, metavar="PARAM=V1,V2,...", help="one parameter and its values")
+    p.add_argument("--grid", action="append", default=[], metavar="PARAM=V1,V2,...",
+                   help="a parameter and its values (repeatable: each is judged on its own against the defaults)")
+    p.add_argument("--layer", action="store_true", help="judge the build option: the deterministic layer under the "
+                   "sets' OpenIE and published triples (--triples precomputed+nlp)")
     p.add_argument("--sets", default="", help="a subset of the suite (for a quick look; the rule needs them all)")
-    p.add_argument("--out", default="")
+    p.add_argument("--out", default="", help="the result's name (one --grid only; default choose_STRATEGY_PARAM)")
     args = p.parse_args(argv)
     strategy = get(args.strategy)
-    param, _, values = args.grid.partition("=")
-    strategy.param(param)   # an unknown name is refused here, before any work
+    grids = [(param, values.split(",")) for param, _, values in (g.partition("=") for g in args.grid)]
+    for param, _ in grids:
+        strategy.param(param)   # an unknown name is refused here, before any work
+    if not grids and not args.layer:
+        p.error("give a --grid or --layer")
+    if args.out and len(grids) + args.layer > 1:
+        p.error("--out names one result: give one --grid (or --layer) with it")
     settings = Settings.from_env()
     suite = [s for s in suite_sets(settings) if not args.sets or s.name in args.sets.split(",")]
     embedder = embedder_only(settings)
-    run = lambda assignments: [run_set(s, (strategy.name,), assignments, settings, embedder) for s in suite]
-    default = str(strategy.values()[param])
+    run = lambda assignments, layer=False: [run_set(s, (strategy.name,), assignments, settings, embedder, layer)
+                                            for s in suite]
     base = run([])
-    print(f"{strategy.name}.{param} default {default}: suite mean {suite_mean(base, strategy.name):.4f}", flush=True)
-    verdicts = []
-    for value in values.split(","):
-        if strategy.param(param).parse(value, strategy.name) == strategy.values()[param]:
-            continue
-        verdicts.append(judge(value, base, run([f"{strategy.name}.{param}={value}"]), strategy.name))
-        v = verdicts[-1]
-        print(f"  {param}={value}: mean {v.mean:.4f} ({v.gain:+.4f}), worst {v.worst_set} -{v.worst_drop:.4f}: "
+    print(f"{strategy.name} at its defaults: suite mean {suite_mean(base, strategy.name):.4f}", flush=True)
+    if args.layer:
+        v = judge("on", base, run([], layer=True), strategy.name)
+        print(f"  deterministic layer: mean {v.mean:.4f} ({v.gain:+.4f}), worst {v.worst_set} -{v.worst_drop:.4f}: "
               f"{'kept' if v.kept else 'not kept'}", flush=True)
-    kept = [v for v in verdicts if v.kept]
-    pick = max(kept, key=lambda v: v.mean).value if kept else default
-    print(f"{strategy.name}.{param}: {'change to ' + pick if kept else 'the default stays: ' + default}")
-    write_result(args.out or f"choose_{strategy.name}_{param}",
-                 {"strategy": strategy.name, "param": param, "default": default, "pick": pick,
-                  "sets": [s.name for s in suite], "base": base, "verdicts": [asdict(v) for v in verdicts]})
+        write_result(args.out or f"choose_{strategy.name}_layer",
+                     {"strategy": strategy.name, "param": "nlp layer (build)", "default": "off",
+                      "pick": "on" if v.kept else "off", "sets": [s.name for s in suite], "base": base,
+                      "verdicts": [asdict(v)]})
+    for param, values in grids:
+        default = str(strategy.values()[param])
+        verdicts = []
+        for value in values:
+            if strategy.param(param).parse(value, strategy.name) == strategy.values()[param]:
+                continue
+            verdicts.append(judge(value, base, run([f"{strategy.name}.{param}={value}"]), strategy.name))
+            v = verdicts[-1]
+            print(f"  {param}={value}: mean {v.mean:.4f} ({v.gain:+.4f}), worst {v.worst_set} -{v.worst_drop:.4f}: "
+                  f"{'kept' if v.kept else 'not kept'}", flush=True)
+        kept = [v for v in verdicts if v.kept]
+        pick = max(kept, key=lambda v: v.mean).value if kept else default
+        print(f"{strategy.name}.{param}: {'change to ' + pick if kept else 'the default stays: ' + default}",
+              flush=True)
+        write_result(args.out or f"choose_{strategy.name}_{param}",
+                     {"strategy": strategy.name, "param": param, "default": default, "pick": pick,
+                      "sets": [s.name for s in suite], "base": base, "verdicts": [asdict(v) for v in verdicts]})
     return 0
 
 

@@ -21,8 +21,9 @@ def build_with(reader_for: Callable[[BuildContext], Reader]) -> Callable[[BuildC
     def build(ctx: BuildContext, params: Mapping[str, Value]) -> InvestigateRetriever:
         graph = ctx.shared(KNOWLEDGE_GRAPH).graph
         # The walk's own LLM fact filter stays off: the loop's reader is where the model reads.
-        walker = HippoRAGRetriever(graph, ctx.embedder, HippoConfig(llm_filter=False))
-        return InvestigateRetriever(graph, walker, ctx.shared(BM25_INDEX), ctx.case, reader_for(ctx))
+        lexical = ctx.shared(BM25_INDEX)
+        walker = HippoRAGRetriever(graph, ctx.embedder, HippoConfig(llm_filter=False), lexical=lexical)
+        return InvestigateRetriever(graph, walker, lexical, ctx.case, reader_for(ctx))
     return build
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,6 +33,11 @@ from .ppr import ENGINES
 from .query import name_question_entities
 
 LINKING_MODES = ("v2", "v1")
+
+
+class LexicalIndex(Protocol):
+    """What the walk's lexical prior reads (indexes.BM25Index is one; kg does not import indexes)."""
+    def search(self, text: str, k: int) -> list[tuple[str, float]]: ...
 
 @dataclass(frozen=True)
 class HippoConfig:
@@ -59,6 +65,13 @@ class HippoConfig:
     # runs only when a chat model is available; the explanation says whether it ran
     llm_filter: bool = setting(True, "one LLM call keeps only the linked facts relevant to the question (runs only "
                                "when the run has a chat model)", llm_step=True)
+    link_confidence: float = setting(0.0, "scale the linked facts' seeds by the best fact's cosine to the question "
+                                     "raised to this power, so a question no fact matches well (one that names "
+                                     "nothing the passages share) leans on the passages' own scores (0: off)",
+                                     minimum=0.0, maximum=16.0, step=0.5)
+    lexical_weight: float = setting(0.05, "how much each passage's min-max BM25 score (the question's words, codes and "
+                                    "names matched literally) seeds the walk beside its dense score, raised to "
+                                    "dense_power as that is (0: off)", minimum=0.0, maximum=1.0, step=0.01)
     hub_penalty: float = setting(0.0, "divide each passage's walk mass by its node strength to this power, so a "
                                  "passage linked to everything stops winning every question (0: off)", minimum=0.0,
                                  maximum=2.0, step=0.05)
@@ -103,13 +116,14 @@ class ChatModel:
 
 class HippoRAGRetriever:
     def __init__(self, graph: KnowledgeGraph, embedder: Embedder, config: HippoConfig = HippoConfig(),
-                 chat: ChatModel | None = None):
+                 chat: ChatModel | None = None, lexical: LexicalIndex | None = None):
         if graph.embed_model != embedder.name:
             raise ValueError(f"graph was embedded with {graph.embed_model!r} but the embedder is {embedder.name!r}")
         if config.linking == "v1" and chat is None:
             raise ValueError("hipporag-v1 linking needs an LLM to name the question's entities")
-        self.graph, self.embedder, self.config, self.chat = graph, embedder, config, chat
+        self.graph, self.embedder, self.config, self.chat, self.lexical = graph, embedder, config, chat, lexical
         self._incidence: sp.csr_matrix | None = None
+        self._positions: dict[str, int] | None = None
 
     # -- the query path ---------------------------------------------------------------------------
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
@@ -142,6 +156,8 @@ class HippoRAGRetriever:
             passage_reset = np.zeros(len(g.passage_ids))
             if cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense):
                 passage_reset = dense_prior(dense, cfg.passage_weight, cfg.dense_power)
+            if cfg.linking == "v2" and cfg.lexical_weight > 0:
+                passage_reset = passage_reset + self._lexical_prior(" ".join(queries), cfg)
             scores = g.pagerank(np.concatenate([phrase_weights, passage_reset]), cfg.damping, engine).scores
             if cfg.linking == "v2":
                 passage_scores = scores[len(g.phrases):]
@@ -221,6 +237,8 @@ class HippoRAGRetriever:
             score = max(float(norm[i]), 1e-6)  # the lowest fact still counts a little
             for p in (fact.subject, fact.object):
                 weights[p] = max(weights[p], score)
+        if cfg.link_confidence > 0 and top:
+            weights *= max(float(fact_sims[top[0]]), 0.0) ** cfg.link_confidence
         weights[named] = 1.0   # a phrase the query names is as sure a seed as the best-linked fact's
         return self._specificity(weights)
 
@@ -267,6 +285,20 @@ class HippoRAGRetriever:
         for j in passages:
             extra[g.phrases_of(g.passage_ids[j])] = weight
         return self._specificity(extra)
+
+    def _lexical_prior(self, text: str, cfg: HippoConfig) -> np.ndarray:
+        """Each passage's min-max BM25 score for ``text``, to ``dense_power``, times ``lexical_weight``: zeros when
+        no passage shares a word with it (or the retriever has no lexical index)."""
+        g = self.graph
+        prior = np.zeros(len(g.passage_ids))
+        if self.lexical is None:
+            return prior
+        if self._positions is None:
+            self._positions = {pid: j for j, pid in enumerate(g.passage_ids)}
+        for pid, score in self.lexical.search(text, len(g.passage_ids)):
+            if pid in self._positions:
+                prior[self._positions[pid]] = score
+        return dense_prior(prior, cfg.lexical_weight, cfg.dense_power) if prior.max() > 0 else prior
 
     def _phrase_to_passage(self) -> sp.csr_matrix:
         if self._incidence is None:

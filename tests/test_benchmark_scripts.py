@@ -119,6 +119,7 @@ def test_the_rule_keeps_a_change_only_if_the_mean_rises_and_no_set_falls_much():
     assert small_loss.kept and small_loss.gain == 0.045 and (small_loss.worst_set, small_loss.worst_drop) == ("b", 0.01)
     assert not judge("x", base, [_suite_row("a", 0.7), _suite_row("b", 0.47)], "s").kept   # one set falls 0.03
     assert not judge("x", base, base, "s").kept                                            # no gain is no change
+    assert not judge("x", base, [_suite_row("a", 0.505), _suite_row("b", 0.5)], "s").kept  # +0.0025: noise
 
 
 def test_the_suite_scores_a_hand_written_case_by_question_type(tmp_path, monkeypatch):

@@ -368,3 +368,48 @@ def test_the_hub_penalty_does_not_lift_a_passage_with_no_link(embedder):
         config = HippoConfig(llm_filter=False, hub_penalty=penalty)
         r = HippoRAGRetriever(g, embedder, config).retrieve(BRIDGE_QUESTION["question"], top_k=3)
         assert "Z" not in r.ids and r.ids[0] in ("G1", "G2"), (penalty, r.ids)
+
+
+LANE_DOCS = [{"id": "A", "text": "A white van, plate WX66 LMK, waited in the rear lane at 02:05."},
+             {"id": "B", "text": "The rear lane runs behind the museum; vans deliver there every morning."},
+             {"id": "C", "text": "A white van belonging to the bakery parks in the lane most days."},
+             {"id": "D", "text": "The museum's loading bay opens onto the rear lane."}]
+# What a small model's OpenIE gives: the van and the lane, not the plate that bridges to the keeper's record.
+LANE_TRIPLES = [{"doc_id": "A", "subject": "white van", "relation": "waited in", "object": "rear lane"},
+                {"doc_id": "B", "subject": "rear lane", "relation": "runs behind", "object": "museum"},
+                {"doc_id": "C", "subject": "white van", "relation": "parks in", "object": "lane"},
+                {"doc_id": "D", "subject": "loading bay", "relation": "opens onto", "object": "rear lane"}]
+
+
+def test_the_lexical_prior_lifts_the_passage_that_carries_the_questions_code(embedder):
+    from indexes import BM25Index
+    case = make_case(LANE_DOCS, [], LANE_TRIPLES)
+    g = build_graph(passage_triples(case.triples, case.passages), case.passages, embedder)
+    question = "Which white van in the rear lane had the plate WX66 LMK?"
+    lexical = BM25Index(case.passages)
+    share = {}
+    for weight in (0.0, 0.5):
+        r = HippoRAGRetriever(g, embedder, HippoConfig(llm_filter=False, feedback_weight=0.0, lexical_weight=weight),
+                              lexical=lexical).retrieve(question, top_k=4)
+        scores = dict(r.passages)
+        share[weight] = scores["A"] / sum(scores.values())
+    assert share[0.5] > share[0.0]          # the plate is in no fact: only the literal match lifts A
+    # Without a lexical index the weight has nothing to read: the walk is the one with the prior off.
+    alone = HippoRAGRetriever(g, embedder, HippoConfig(llm_filter=False, feedback_weight=0.0, lexical_weight=0.5))
+    off = HippoRAGRetriever(g, embedder, HippoConfig(llm_filter=False, feedback_weight=0.0, lexical_weight=0.0))
+    assert alone.retrieve(question, 4).passages == off.retrieve(question, 4).passages
+
+
+def test_link_confidence_scales_the_fact_seeds_by_the_best_facts_cosine(embedder):
+    case = make_case(LANE_DOCS, [], LANE_TRIPLES)
+    g = build_graph(passage_triples(case.triples, case.passages), case.passages, embedder)
+    question = "What was unusual about that night?"     # names nothing: no phrase is matched word for word
+    best = float((g.fact_vectors @ embedder.embed([question])[0]).max())
+    seeds = {}
+    for power in (0.0, 4.0):
+        config = HippoConfig(llm_filter=False, feedback_weight=0.0, link_confidence=power)
+        r = HippoRAGRetriever(g, embedder, config).retrieve(question, top_k=4)
+        seeds[power] = {s.node: s.weight for s in r.explanation.seeds}
+    assert seeds[0.0].keys() == seeds[4.0].keys() and 0 < best < 1
+    for node, weight in seeds[0.0].items():
+        assert seeds[4.0][node] == pytest.approx(weight * best ** 4, rel=1e-3, abs=1e-6)
