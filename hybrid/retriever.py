@@ -12,7 +12,8 @@ from llm import Embedder
 
 @dataclass(frozen=True)
 class HybridSettings:
-    """Query-time settings; the defaults live in indexes.fusion (how they were picked: the package docstring)."""
+    """Query-time settings; the defaults live in indexes.fusion, which says the rule and the suite run that kept
+    each (benchmarks/choose.py --strategy hybrid; the package docstring has the first grid)."""
     rrf_k: int = setting(fusion.RRF_K, "RRF constant k: each list adds 1 / (k + rank); 60 is the original paper's "
                          "choice", minimum=1, maximum=1000)
     depth: int = setting(fusion.DEPTH, "how many passages each list (BM25, dense) contributes before fusion",

@@ -5,6 +5,7 @@ to ``depth`` passages; a passage missing from one list simply gets nothing from 
 (weighted RRF): with equal weights BM25's weaker ranking pulled MuSiQue R@5 below dense alone (0.583 vs 0.615).
 The defaults (depth 100, BM25 weight 0.33) were picked on hotpotqa_train100 and 2wiki_first20 (mean R@5 over a
 3 x 4 grid, benchmarks/results/hybrid_grid.json); musique_train100, printed beside them, was not used to choose.
+The development suite's rule (benchmarks/choose.py) later re-decided all three and kept them (indexes/fusion.py).
 """
 from __future__ import annotations
 

@@ -413,3 +413,20 @@ def test_link_confidence_scales_the_fact_seeds_by_the_best_facts_cosine(embedder
     assert seeds[0.0].keys() == seeds[4.0].keys() and 0 < best < 1
     for node, weight in seeds[0.0].items():
         assert seeds[4.0][node] == pytest.approx(weight * best ** 4, rel=1e-3, abs=1e-6)
+
+
+def test_hub_lift_lowers_a_passage_that_every_walk_reaches(embedder):
+    people = ["Orla Vance", "Marek Holt", "Ines Varga", "Tomas Reed"]
+    docs = [{"id": f"P{i}", "text": f"{name} was questioned on Monday."} for i, name in enumerate(people)]
+    docs.append({"id": "HUB", "text": "Appeal: " + ", ".join(people) + " all came forward."})
+    triples = [{"doc_id": f"P{i}", "subject": name, "relation": "questioned on", "object": f"Monday {i}"}
+               for i, name in enumerate(people)]
+    triples += [{"doc_id": "HUB", "subject": "appeal", "relation": "names", "object": name} for name in people]
+    case = make_case(docs, [], triples)
+    g = build_graph(passage_triples(case.triples, case.passages), case.passages, embedder)
+    ratio = {}
+    for lift in (0.0, 0.5):
+        config = HippoConfig(llm_filter=False, feedback_weight=0.0, hub_lift=lift)
+        scores = dict(HippoRAGRetriever(g, embedder, config).retrieve("When was Marek Holt questioned?", 5).passages)
+        ratio[lift] = scores["HUB"] / scores["P1"]
+    assert ratio[0.5] < ratio[0.0]     # the appeal, reached from every name, loses ground to Holt's own passage
