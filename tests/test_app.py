@@ -191,6 +191,9 @@ def test_browser_walks_cells_1_to_6(streamlit_server, browser, tmp_path):
     # Cell 3: every triples source with its cost; spaCy's, as in the AppTest (whose answers are cached).
     page.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(r"no LLM\): about")).first.click(
         timeout=120_000)
+    # The cost is said beside Build before the wait: the embedding and the triples, each with its time.
+    page.get_by_text(re.compile(r"^Cost of a first build: embedding \d+ passages, about \d+ s")).wait_for(
+        timeout=60_000)
     # A progress line with a count shows within 10 s of pressing Build.
     page.get_by_role("button", name="Build the indexes").click(timeout=120_000)
     page.locator('[data-testid="stProgress"]').filter(has_text=re.compile(r"\d+/\d+")).first.wait_for(
@@ -221,7 +224,14 @@ def test_browser_walks_cells_1_to_6(streamlit_server, browser, tmp_path):
     # Every stage that ran, as each explanation's stage table lists it, is in the timing chart's legend.
     chart = page.locator('[data-testid="stVegaLiteChart"]').first
     chart.locator("svg text").filter(has_text="answer").first.wait_for(timeout=60_000)
-    legend = set(chart.locator("svg text").all_text_contents())
+    texts = chart.locator("svg text").all_text_contents()
+    legend = set(texts)
+    # One labelled row per strategy in each panel (retrieval, LLM), and each row's total printed at its end:
+    # milliseconds to one decimal for retrieval, seconds to two for the model.
+    assert all(texts.count(label) == 2 for label in THREE.values()), texts
+    totals = chart.locator("svg g.mark-text.role-mark text").all_text_contents()   # not the axes' labels
+    assert sorted(len(t.rpartition(".")[2]) for t in totals) == [1, 1, 1, 2, 2, 2], totals
+    assert all(re.fullmatch(r"[\d,]+\.\d{1,2}", t) for t in totals), totals
     for name in THREE.values():
         box = page.locator('[data-testid="stExpander"]').filter(has_text=f"How {name} got there")
         box.get_by_text(f"How {name} got there").click()

@@ -36,11 +36,11 @@ class VectorGraphSettings:
     # suite rule: 100 lowers the mean by 0.008
     max_candidates: int = setting(1000, "candidate relations kept after expansion (the most similar), as upstream's "
                                   "eviction", minimum=1, maximum=100000)
-    # suite rule: 0 and 0.5 gain under 0.004 and 2wiki_first20 falls 0.063 and 0.025
+    # suite rule (at passage_weight 5): 0 and 0.5 lower the mean (2wiki_first20 -0.075, purloined_pearl -0.024)
     chain_weight: float = setting(1.0, "adds this share of the best similarity among the relations sharing an "
                                   "entity with a relation (a 2-hop chain scores as a whole); 0 = similarity alone",
                                   minimum=0.0, maximum=2.0, step=0.05)
-    # suite rule: 5 raised the mean by 0.0095 over 3 (musique_train100 -0.007); 1 lowers it by 0.031
+    # suite rule: 5 raised the mean by 0.0095 over 3 (musique_train100 -0.007); at 5, 3 and 8 lower it
     passage_weight: float = setting(5.0, "adds this share of each passage's own cosine to the question (passages "
                                     "are vectors too); 0 = passages ranked by their relations alone", minimum=0.0,
                                     maximum=10.0, step=0.05)
