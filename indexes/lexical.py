@@ -4,6 +4,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+import numpy as np
+
 from core.contract import BuildContext, BuildReport, Product
 from core.types import Passage
 
@@ -21,6 +23,14 @@ class BM25Index:
     def tokens(self, text: str) -> list[str]:
         """The words BM25 matches on (English stopwords removed)."""
         return self._bm25s.tokenize([text], stopwords="en", show_progress=False, return_ids=False)[0]
+
+    def scores(self, text: str) -> np.ndarray:
+        """Every passage's BM25 score for ``text``, in ``ids`` order (no ranking: what a prior over all passages
+        needs); zeros when the text has no word the passages have."""
+        tokens = [t for t in self.tokens(text) if t in self.index.vocab_dict]
+        if not tokens:
+            return np.zeros(len(self.ids))
+        return np.asarray(self.index.get_scores(tokens), dtype=float)
 
     def search(self, text: str, k: int) -> list[tuple[str, float]]:
         """The top-k (passage id, BM25 score), best first; [] when the text has no searchable word. Passages that

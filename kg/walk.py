@@ -37,7 +37,9 @@ LINKING_MODES = ("v2", "v1")
 
 class LexicalIndex(Protocol):
     """What the walk's lexical prior reads (indexes.BM25Index is one; kg does not import indexes)."""
-    def search(self, text: str, k: int) -> list[tuple[str, float]]: ...
+    ids: list[str]
+
+    def scores(self, text: str) -> np.ndarray: ...   # every passage's score, in ``ids`` order
 
 @dataclass(frozen=True)
 class HippoConfig:
@@ -136,7 +138,7 @@ class HippoRAGRetriever:
             raise ValueError("hipporag-v1 linking needs an LLM to name the question's entities")
         self.graph, self.embedder, self.config, self.chat, self.lexical = graph, embedder, config, chat, lexical
         self._incidence: sp.csr_matrix | None = None
-        self._positions: dict[str, int] | None = None
+        self._lexical_order: np.ndarray | None = None
         self._backgrounds: dict[float, np.ndarray] = {}
 
     # -- the query path ---------------------------------------------------------------------------
@@ -320,11 +322,11 @@ class HippoRAGRetriever:
         prior = np.zeros(len(g.passage_ids))
         if self.lexical is None:
             return prior
-        if self._positions is None:
-            self._positions = {pid: j for j, pid in enumerate(g.passage_ids)}
-        for pid, score in self.lexical.search(text, len(g.passage_ids)):
-            if pid in self._positions:
-                prior[self._positions[pid]] = score
+        if self._lexical_order is None:   # where each of the index's passages sits in the graph (-1: not in it)
+            at = {pid: j for j, pid in enumerate(g.passage_ids)}
+            self._lexical_order = np.array([at.get(pid, -1) for pid in self.lexical.ids], dtype=int)
+        scores, order = self.lexical.scores(text), self._lexical_order
+        prior[order[order >= 0]] = scores[order >= 0]
         return dense_prior(prior, cfg.lexical_weight, cfg.dense_power) if prior.max() > 0 else prior
 
     def _phrase_to_passage(self) -> sp.csr_matrix:
