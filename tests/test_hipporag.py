@@ -430,3 +430,16 @@ def test_hub_lift_lowers_a_passage_that_every_walk_reaches(embedder):
         scores = dict(HippoRAGRetriever(g, embedder, config).retrieve("When was Marek Holt questioned?", 5).passages)
         ratio[lift] = scores["HUB"] / scores["P1"]
     assert ratio[0.5] < ratio[0.0]     # the appeal, reached from every name, loses ground to Holt's own passage
+
+
+def test_synonym_pairs_are_the_same_whatever_the_block_of_rows(monkeypatch):
+    import kg.linking as linking
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(40, 16))
+    vectors = np.concatenate([base, base + rng.normal(scale=0.05, size=base.shape)])   # 40 near-duplicate pairs
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    keys = [f"phrase {chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(len(vectors))]   # no digits
+    whole = linking.synonym_pairs(vectors, keys, 0.8, 3)
+    monkeypatch.setattr(linking, "SYNONYM_BLOCK_CELLS", 16 * len(vectors))   # blocks of 16 rows: 5 blocks
+    assert linking.synonym_pairs(vectors, keys, 0.8, 3) == whole
+    assert {(i, i + 40) for i in range(40)} <= {(a, b) for a, b, _ in whole}
