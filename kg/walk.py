@@ -168,11 +168,15 @@ class HippoRAGRetriever:
             ranked = _top(dense, top_k)
             return Walk(Retrieval([(g.passage_ids[j], float(dense[j])) for j in ranked], ex), np.zeros(g.n_nodes))
 
-        with ex.stage("ppr", engine):
+        lexical = cfg.linking == "v2" and cfg.lexical_weight > 0 and self.lexical is not None
+        priors = [name for name, on in (("dense", cfg.linking == "v2" and cfg.passage_weight > 0), ("BM25", lexical))
+                  if on]
+        prior = f"; passages also seeded by their {' and '.join(priors)} score" if priors else ""
+        with ex.stage("ppr", engine + prior):
             passage_reset = np.zeros(len(g.passage_ids))
             if cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense):
                 passage_reset = dense_prior(dense, cfg.passage_weight, cfg.dense_power)
-            if cfg.linking == "v2" and cfg.lexical_weight > 0:
+            if lexical:
                 passage_reset = passage_reset + self._lexical_prior(" ".join(queries), cfg)
             scores = g.pagerank(np.concatenate([phrase_weights, passage_reset]), cfg.damping, engine).scores
             if cfg.linking == "v2":
