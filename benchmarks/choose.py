@@ -50,6 +50,11 @@ def judge(value: str, base: list[dict], candidate: list[dict], strategy: str, ma
                      by_set={c["set"]: c["strategies"][strategy]["recall"] for c in candidate})
 
 
+def say(label: str, v: Judgement) -> None:
+    print(f"  {label}: mean {v.mean:.4f} ({v.gain:+.4f}), worst {v.worst_set} -{v.worst_drop:.4f}: "
+          f"{'kept' if v.kept else 'not kept'}", flush=True)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--strategy", required=True)
@@ -77,8 +82,7 @@ def main(argv=None) -> int:
     print(f"{strategy.name} at its defaults: suite mean {suite_mean(base, strategy.name):.4f}", flush=True)
     if args.layer:
         v = judge("on", base, run([], layer=True), strategy.name)
-        print(f"  deterministic layer: mean {v.mean:.4f} ({v.gain:+.4f}), worst {v.worst_set} -{v.worst_drop:.4f}: "
-              f"{'kept' if v.kept else 'not kept'}", flush=True)
+        say("deterministic layer", v)
         write_result(args.out or f"choose_{strategy.name}_layer",
                      {"strategy": strategy.name, "param": "nlp layer (build)", "default": "off",
                       "pick": "on" if v.kept else "off", "sets": [s.name for s in suite], "base": base,
@@ -90,9 +94,7 @@ def main(argv=None) -> int:
             if strategy.param(param).parse(value, strategy.name) == strategy.values()[param]:
                 continue
             verdicts.append(judge(value, base, run([f"{strategy.name}.{param}={value}"]), strategy.name))
-            v = verdicts[-1]
-            print(f"  {param}={value}: mean {v.mean:.4f} ({v.gain:+.4f}), worst {v.worst_set} -{v.worst_drop:.4f}: "
-                  f"{'kept' if v.kept else 'not kept'}", flush=True)
+            say(f"{param}={value}", verdicts[-1])
         kept = [v for v in verdicts if v.kept]
         pick = max(kept, key=lambda v: v.mean).value if kept else default
         print(f"{strategy.name}.{param}: {'change to ' + pick if kept else 'the default stays: ' + default}",

@@ -168,13 +168,13 @@ class HippoRAGRetriever:
             ranked = _top(dense, top_k)
             return Walk(Retrieval([(g.passage_ids[j], float(dense[j])) for j in ranked], ex), np.zeros(g.n_nodes))
 
+        dense_seeded = cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense) > 0
         lexical = cfg.linking == "v2" and cfg.lexical_weight > 0 and self.lexical is not None
-        priors = [name for name, on in (("dense", cfg.linking == "v2" and cfg.passage_weight > 0), ("BM25", lexical))
-                  if on]
+        priors = [name for name, on in (("dense", dense_seeded), ("BM25", lexical)) if on]
         prior = f"; passages also seeded by their {' and '.join(priors)} score" if priors else ""
         with ex.stage("ppr", engine + prior):
             passage_reset = np.zeros(len(g.passage_ids))
-            if cfg.linking == "v2" and cfg.passage_weight > 0 and len(dense):
+            if dense_seeded:
                 passage_reset = dense_prior(dense, cfg.passage_weight, cfg.dense_power)
             if lexical:
                 passage_reset = passage_reset + self._lexical_prior(" ".join(queries), cfg)
@@ -201,9 +201,7 @@ class HippoRAGRetriever:
             strength = g.ppr.strength[len(g.phrases):]
             # A passage with no link at all (strength 0) is no hub: it is discounted like the least linked one,
             # not divided by ~0 into first place.
-            linked = strength[strength > 0]
-            passage_scores = passage_scores / np.maximum(strength, linked.min() if linked.size else 1.0) \
-                ** cfg.hub_penalty
+            passage_scores = passage_scores / _floored(strength) ** cfg.hub_penalty
         if cfg.hub_lift > 0:
             passage_scores = passage_scores / self._background(cfg.damping, engine) ** cfg.hub_lift
         ranked = _top(passage_scores, top_k)
@@ -315,17 +313,15 @@ class HippoRAGRetriever:
             g = self.graph
             reset = np.concatenate([np.ones(len(g.phrases)), np.zeros(len(g.passage_ids))])
             mass = g.pagerank(reset if reset.any() else np.ones(g.n_nodes), damping, engine).scores[len(g.phrases):]
-            positive = mass[mass > 0]
-            self._backgrounds[damping] = np.maximum(mass, positive.min() if positive.size else 1.0)
+            self._backgrounds[damping] = _floored(mass)
         return self._backgrounds[damping]
 
     def _lexical_prior(self, text: str, cfg: HippoConfig) -> np.ndarray:
         """Each passage's min-max BM25 score for ``text``, to ``dense_power``, times ``lexical_weight``: zeros when
-        no passage shares a word with it (or the retriever has no lexical index)."""
+        no passage shares a word with it. Only called when the retriever has a lexical index."""
+        assert self.lexical is not None
         g = self.graph
         prior = np.zeros(len(g.passage_ids))
-        if self.lexical is None:
-            return prior
         if self._lexical_order is None:   # where each of the index's passages sits in the graph (-1: not in it)
             at = {pid: j for j, pid in enumerate(g.passage_ids)}
             self._lexical_order = np.array([at.get(pid, -1) for pid in self.lexical.ids], dtype=int)
@@ -355,6 +351,13 @@ def dense_prior(dense: np.ndarray, weight: float, power: float) -> np.ndarray:
     keeps the closest passages' prior and shrinks the middling tail (measured: BENCHMARKS.md, "dense_power").
     """
     return _minmax(dense) ** power * weight
+
+
+def _floored(x: np.ndarray) -> np.ndarray:
+    """``x`` with every entry at least its smallest positive one (1 when none is positive): a divisor that never
+    sends a zero entry to first place."""
+    positive = x[x > 0]
+    return np.maximum(x, positive.min() if positive.size else 1.0)
 
 
 def _top(scores: np.ndarray, k: int) -> list[int]:
