@@ -51,7 +51,7 @@ def judge(value: str, base: list[dict], candidate: list[dict], strategy: str, ma
 
 
 def say(label: str, v: Judgement) -> None:
-    print(f"  {label}: mean {v.mean:.4f} ({v.gain:+.4f}), worst {v.worst_set} -{v.worst_drop:.4f}: "
+    print(f"  {label}: mean {v.mean:.4f} ({v.gain:+.4f}), worst {v.worst_set} {-v.worst_drop:+.4f}: "
           f"{'kept' if v.kept else 'not kept'}", flush=True)
 
 
