@@ -726,7 +726,7 @@ def _choose(results, quick: bool, load) -> list[str]:
     for r in runs:
         base = round(sum(x["strategies"][r["strategy"]]["recall"] for x in r["base"]) / len(r["base"]), 4)
         rows.append([f"{r['strategy']}.{r['param']}", r["default"], "default", base, "", "", ""])
-        rows += [["", "", v["value"], v["mean"], f"{v['gain']:+.4f}", f"{v['worst_set']} -{v['worst_drop']:.4f}",
+        rows += [["", "", v["value"], v["mean"], f"{v['gain']:+.4f}", f"{v['worst_set']} {-v['worst_drop']:+.4f}",
                   "kept" if v["kept"] else "no"] for v in r["verdicts"]]
         rows.append(["", "", "**pick**", r["pick"], "", "", ""])
     out += _t(["parameter", "default", "value", "suite mean", "gain", "set that fell most", "rule"], rows)
