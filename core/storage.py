@@ -31,6 +31,11 @@ class Storage:
     def graphs_dir(self) -> Path:
         return self.data_dir / "graphs"
 
+    @property
+    def ner_dir(self) -> Path:
+        """spaCy's named entities of each set of passages (kg/mentions.py)."""
+        return self.data_dir / "ner"
+
     def replace(self, **changes) -> Storage:
         """A copy with some fields changed; ``None`` values are ignored (unset CLI flags)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})

@@ -14,7 +14,7 @@ from indexes import VECTOR_INDEX
 from kg import KNOWLEDGE_GRAPH
 from kg.nlp import load_spacy
 
-from .entities import Mentions, phrase_mentions, spacy_mentions
+from .entities import SavedMentions, phrase_mentions, spacy_mentions
 from .retriever import UNLIMITED_TOKENS, HubmeshRetriever, HubmeshSettings
 
 
@@ -30,8 +30,8 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> HubmeshRetriever:
         g = ctx.shared(KNOWLEDGE_GRAPH).graph
         found = phrase_mentions(passages, g.phrases, g.phrase_passages)
     else:
-        found = spacy_mentions(passages, ctx.storage.data_dir / "hubmesh")
-    kg = build_entity_kg([Document(id=p.id, text=p.text) for p in passages], nlp=Mentions(found))
+        found = spacy_mentions(passages, ctx.storage.ner_dir)
+    kg = build_entity_kg([Document(id=p.id, text=p.text) for p in passages], nlp=SavedMentions(found))
     planner = Planner(store=ChromaStore(index.client, index.collection), kg=kg, nlp=load_spacy())
     retriever = HubmeshRetriever(planner, kg, index, ctx.embedder, settings_with(HubmeshSettings(), params))
     if passages:   # one query at build time loads every passage vector from Chroma, so the first question is quick

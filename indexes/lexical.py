@@ -1,6 +1,7 @@
 """A BM25 index over a case's passages (bm25s): built in memory in milliseconds, so it is not saved."""
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 
@@ -14,6 +15,9 @@ class BM25Index:
     def __init__(self, passages: Sequence[Passage]):
         import bm25s
 
+        # bm25s sets its own logger to DEBUG when imported, so its "Building index from IDs" lines reach the CLI's
+        # and the app's handlers as if they mattered: back to the default threshold.
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
         self._bm25s = bm25s
         self.ids = [p.id for p in passages]
         self.index = bm25s.BM25()

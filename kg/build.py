@@ -15,6 +15,7 @@ from llm import Embedder, OpenAIClient
 
 from . import nlp, openie
 from .graph import EMBED_STAGES, KnowledgeGraph, build_graph
+from .mentions import save_mentions
 from .storage import graph_key, load_graph, save_graph
 
 log = logging.getLogger(__name__)
@@ -51,12 +52,13 @@ def passage_triples(triples: Sequence[Triple], passages: Sequence[Passage]) -> l
 def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Embedder, folder: Path,
                   precomputed: Sequence[Triple] | None = None, client: OpenAIClient | None = None,
                   extraction_model: str = "", deterministic: bool = False, nlp_layer: bool = False,
-                  workers: int = 1, progress: Progress | None = None) -> GraphBuild:
+                  workers: int = 1, progress: Progress | None = None, ner_folder: Path | None = None) -> GraphBuild:
     """The graph for these passages: loaded if saved under the same key, else built and saved.
 
     ``precomputed`` triples skip the LLM entirely, as does ``deterministic`` (spaCy's parse, kg/nlp.py);
     otherwise ``client`` and ``extraction_model`` run OpenIE. ``nlp_layer`` adds the deterministic layer
-    (nlp.LAYER_RULES) under the file's or the LLM's facts.
+    (nlp.LAYER_RULES) under the file's or the LLM's facts. A spaCy extraction saves the named entities it parsed
+    in ``ner_folder``, so hubmesh does not parse the passages again.
     """
     started = time.perf_counter()
     if precomputed is not None:
@@ -93,6 +95,8 @@ def build_or_load(*, passages: Sequence[Passage], fingerprint: str, embedder: Em
     if layered:
         extraction = nlp.extract(passages, workers=workers, progress=progress)
         tuples = [*tuples, *nlp.layer(extraction)]
+    if extraction is not None and ner_folder is not None and not extraction.cut_passages:
+        save_mentions(ner_folder, extraction.mentions)   # a cut passage's entities are not its whole text's
     graph = build_graph(tuples, passages, embedder, progress=progress)
     if graph.facts or not passages:   # a case with passages and no fact is a failed extraction, not its graph
         try:
@@ -190,7 +194,7 @@ def _make(ctx: BuildContext) -> GraphBuild:
         nlp_layer=bool(layer),
         client=ctx.backend.client if llm and ctx.backend else None,
         extraction_model=ctx.backend.extraction_model if llm and ctx.backend else "",
-        workers=ctx.workers, progress=ctx.progress)
+        workers=ctx.workers, progress=ctx.progress, ner_folder=ctx.storage.ner_dir)
     counts = build.graph.stats()
     counts["openie_llm_calls"] = build.openie.llm_calls if build.openie else 0
     if build.extraction:   # how many facts each rule of the deterministic extraction made

@@ -58,6 +58,8 @@ class Extraction:
     empty_passages: int = 0       # passages that yielded no fact (empty, one long token, no Latin text)
     cut_passages: int = 0         # passages longer than MAX_PASSAGE_CHARS, parsed up to it
     elapsed_ms: float = 0.0
+    # passage text -> its named entities (text, label), as hubmesh reads them (kg/mentions.py saves them)
+    mentions: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 def layer(extraction: Extraction) -> list[tuple[str, str, str, str]]:
@@ -90,6 +92,7 @@ def extract(passages: Sequence[Passage], *, nlp=None, workers: int = 2, progress
     for i, (p, doc) in enumerate(zip(passages, nlp.pipe(texts, batch_size=BATCH, n_process=processes_for(texts, workers)),
                                      strict=True), 1):
         found = list(passage_triples(doc))
+        out.mentions[p.text] = entities_of(doc)
         if not found:
             out.empty_passages += 1
         for rule, s, r, o in found:
@@ -102,6 +105,11 @@ def extract(passages: Sequence[Passage], *, nlp=None, workers: int = 2, progress
     log.info("spaCy extraction: %d passages, %d triples (%s), %d without a fact, in %.1f s", len(passages),
              len(out.triples), dict(out.by_rule), out.empty_passages, out.elapsed_ms / 1000)
     return out
+
+
+def entities_of(doc) -> list[tuple[str, str]]:
+    """A parsed passage's named entities: (text, spaCy label)."""
+    return [(e.text.strip(), e.label_) for e in doc.ents]
 
 
 def processes_for(texts: Sequence[str], workers: int = 2) -> int:

@@ -273,10 +273,10 @@ ROWS: list[Row] = [
         r"the Chroma folder .*chroma cannot be used.*rm -rf",
         prepare=lambda tmp: (case_files(tmp), first_run(tmp),
                              (tmp / "data" / "chroma" / "chroma.sqlite3").write_bytes(os.urandom(8192)))),
-    Row("hubmesh-not-a-folder", "storage", "data/hubmesh is a file (a FileExistsError traceback)",
+    Row("ner-not-a-folder", "storage", "data/ner (spaCy's saved entities) is a file (a FileExistsError traceback)",
         ["--case", "{case}", "--retrieval-only", "--strategies", "hubmesh", "--quiet"], 0,
-        r"cannot save the NER mentions in .*hubmesh.*used for this run",
-        prepare=lambda tmp: (case_files(tmp), (tmp / "data").mkdir(), (tmp / "data" / "hubmesh").write_text("x"))),
+        r"cannot save the NER mentions in .*ner.*used for this run",
+        prepare=lambda tmp: (case_files(tmp), (tmp / "data").mkdir(), (tmp / "data" / "ner").write_text("x"))),
     Row("hubmesh-ner-wrong-shape", "storage", "a saved NER file of the wrong shape (it silently gave 0 entities)",
         ["--case", "{case}", "--retrieval-only", "--strategies", "hubmesh"], 0,
         r"(?=.*do not have the expected shape)(?=.*hubmesh entity graph: built .* [1-9]\d* entities)",
@@ -590,8 +590,8 @@ def wrong_ner_file(tmp: Path) -> None:
     from kg.nlp import SPACY_MODEL
     texts = sorted({p.text for p in load_case(tmp / "case").passages})
     key = hashlib.sha256(json.dumps([SPACY_MODEL, texts]).encode()).hexdigest()[:20]
-    (tmp / "data" / "hubmesh").mkdir(parents=True)
-    (tmp / "data" / "hubmesh" / f"ner-{key}.json").write_text(json.dumps({"entities": 3}))
+    (tmp / "data" / "ner").mkdir(parents=True)
+    (tmp / "data" / "ner" / f"ner-{key}.json").write_text(json.dumps({"entities": 3}))
 
 
 def _assert(ok: bool, message: str) -> None:

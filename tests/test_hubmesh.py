@@ -1,5 +1,8 @@
 """hubmesh over our Chroma collection: spaCy or OpenIE entities, seeds and paths, steering knobs, fallbacks."""
+import json
+
 from core.storage import Storage
+from hubmesh_rag import entities
 from lab.runner import Lab, RunConfig
 from llm import Settings, embedder_only
 
@@ -34,11 +37,30 @@ def test_spacy_graph_seeds_paths_and_determinism(tmp_path):
 
 def test_mentions_are_saved_and_openie_entities_are_an_option(tmp_path):
     lab_for(tmp_path)
-    assert list((tmp_path / "hubmesh").glob("ner-*.json"))     # spaCy ran once; its mentions are kept
+    assert list((tmp_path / "ner").glob("ner-*.json"))     # spaCy ran once; its mentions are kept
     lab, reports = lab_for(tmp_path, entities="openie")
     assert reports["hubmesh entity graph"].details["entities from"] == "openie"
     assert "knowledge graph" in reports                          # built from the shared graph's phrases
     assert lab.ask(lab.case.questions[0]).results["hubmesh"].passages
+
+
+def test_a_spacy_graph_leaves_hubmesh_nothing_to_parse(tmp_path, monkeypatch):
+    """The knowledge graph's spaCy extraction saves the entities it parsed; hubmesh builds from them, the same
+    entity graph as from its own parse, and loads no spaCy pipeline to parse the passages again."""
+    lab_for(tmp_path / "own")                       # hubmesh alone: its own parse
+    own = json.loads(next((tmp_path / "own" / "ner").glob("ner-*.json")).read_text())
+    case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION], BRIDGE_TRIPLES)
+    graph_only = RunConfig(strategies=("hipporag",), retrieval_only=True, triples="nlp", top_k=3)
+    Lab(case, Settings(cache_enabled=False), graph_only, embedder=embedder_only(Settings(cache_enabled=False)),
+        storage=Storage(data_dir=tmp_path / "shared")).build()
+    assert json.loads(next((tmp_path / "shared" / "ner").glob("ner-*.json")).read_text()) == own
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("hubmesh parsed the passages again")
+    monkeypatch.setattr(entities, "load_spacy", no_parse)
+    lab, reports = lab_for(tmp_path / "shared")
+    assert reports["hubmesh entity graph"].counts["entities"] >= 5
+    assert "G1" in lab.ask(lab.case.questions[0]).results["hubmesh"].passages
 
 
 def test_documents_without_entities_fall_back_to_cosine(tmp_path):
