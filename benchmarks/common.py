@@ -1,11 +1,14 @@
 """Shared by the benchmark scripts: project imports, result files, environment facts."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,3 +38,16 @@ def write_result(name: str, payload: dict, out_dir: Path | None = None) -> Path:
     path.write_text(json.dumps({"environment": environment(), **payload}, indent=2, ensure_ascii=False) + "\n")
     print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return path
+
+
+@contextlib.contextmanager
+def worktree(revision: str) -> Iterator[Path]:
+    """``revision``'s code checked out in a temporary git worktree (removed afterwards), to run beside this tree's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "baseline"
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), revision], cwd=ROOT, check=True,
+                       capture_output=True)
+        try:
+            yield tree
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)

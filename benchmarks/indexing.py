@@ -24,7 +24,7 @@ from casebook.loader import load_case
 from kg.openie import MODES, extract
 from llm import Settings, connect
 
-from common import ROOT, write_result
+from common import ROOT, worktree, write_result
 
 
 def measure(settings: Settings, case_name: str, n: int, workers: int, mode: str = "two-step") -> dict:
@@ -83,23 +83,16 @@ def cli_build(tree: Path, case: Path, triples: str, folders: Path, settings: Set
 def compare_builds(baseline: str, settings: Settings) -> list[dict]:
     """First builds by ``baseline``'s code and by this tree's, then this tree's second build, per case."""
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        old = Path(tmp) / "baseline"
-        subprocess.run(["git", "worktree", "add", "--detach", str(old), baseline], cwd=ROOT, check=True,
-                       capture_output=True)
-        try:
-            for name, triples in BUILDS:
-                case = resolve(name)
-                runs = {}
-                for label, tree, folders in (("baseline first", old, "b"), ("first", ROOT, "n"),
-                                             ("second", ROOT, "n")):
-                    runs[label] = cli_build(tree, case, triples, Path(tmp) / folders / name, settings)
-                    print(f"{name} ({triples} triples) {label}: {runs[label]}", flush=True)
-                rows.append({"case": name, "triples": triples, "baseline": baseline, **{
-                    label.replace(" ", "_"): run for label, run in runs.items()},
-                    "speedup": round(runs["baseline first"]["build_seconds"] / runs["first"]["build_seconds"], 2)})
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, capture_output=True)
+    with tempfile.TemporaryDirectory() as tmp, worktree(baseline) as old:
+        for name, triples in BUILDS:
+            case = resolve(name)
+            runs = {}
+            for label, tree, folders in (("baseline first", old, "b"), ("first", ROOT, "n"), ("second", ROOT, "n")):
+                runs[label] = cli_build(tree, case, triples, Path(tmp) / folders / name, settings)
+                print(f"{name} ({triples} triples) {label}: {runs[label]}", flush=True)
+            rows.append({"case": name, "triples": triples, "baseline": baseline, **{
+                label.replace(" ", "_"): run for label, run in runs.items()},
+                "speedup": round(runs["baseline first"]["build_seconds"] / runs["first"]["build_seconds"], 2)})
     return rows
 
 

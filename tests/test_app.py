@@ -43,9 +43,14 @@ def test_app_solves_the_bundled_case(app_env, backend):
     assert any(m.value.startswith("knowledge graph:") for m in at.markdown)
     chosen = at.selectbox(key="question_choice").value
     assert "[multi-hop]" in chosen
-    # Three answers, and the LLM steps the strategies take on their own (HippoRAG's filter, the reranker).
-    assert any(c.value.startswith("Cost: about") and re.search(r"\(3 answers \+ up to \d strategy LLM steps\)",
-                                                                 c.value.replace("\\", "")) for c in at.caption)
+    # Three answers; a strategy's own LLM step (off by default), turned on, is counted in the cost too.
+    def cost(questions: int = 1) -> str:   # cell 5's (one question) or cell 6's (the whole case)
+        return next(c for c in (c.value.replace("\\", "") for c in at.caption)
+                    if c.startswith("Cost:") and f" {questions} question(s)" in c)
+    assert "1 question(s) x 3 strategies x about" in cost() and "LLM steps" not in cost(), cost()
+    at.sidebar.toggle(key="param:vector-graph.rerank").set_value(True).run()
+    assert re.search(r"\(3 answers \+ up to 1 strategy LLM steps\)", cost()), cost()
+    at.sidebar.toggle(key="param:vector-graph.rerank").set_value(False).run()
     next(b for b in at.button if b.label == "Ask").click()
     at.run()
     assert not at.exception and not at.error
@@ -78,13 +83,13 @@ def test_app_solves_the_bundled_case(app_env, backend):
     # question, with the line that says why the strategies differ, and human column names.
     at.sidebar.toggle(key="answers").set_value(False).run()
     assert not at.exception and not any(b.label == "Build the indexes" for b in at.button)
-    # The strategies' own LLM steps still run with answers off (14 questions x 3 calls: minutes); the cost says so,
-    # and turning them off in the strategies' parameters makes the whole case a retrieval-only run of seconds.
-    assert any(c.value.startswith("Cost: about") and "strategy LLM steps" in c.value for c in at.caption)
-    for key in ("hipporag.llm_filter", "vector-graph.rerank", "vector-graph.name_entities"):
-        at.sidebar.toggle(key=f"param:{key}").set_value(False).run()
-    costs = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Cost:")]
-    assert "Cost: retrieval only: 14 question(s) x 3 strategies, a few seconds" in costs, costs
+    # With answers off and the strategies' LLM steps off (their default) the whole case is a retrieval-only run of
+    # seconds; a step turned on still runs with answers off (14 questions x 1 call: minutes), and the cost says so.
+    assert cost(14) == "Cost: retrieval only: 14 question(s) x 3 strategies, a few seconds", cost(14)
+    at.sidebar.toggle(key="param:hipporag.llm_filter").set_value(True).run()
+    assert cost(14).startswith("Cost: about") and "(up to 1 strategy LLM steps)" in cost(14), cost(14)
+    at.sidebar.toggle(key="param:hipporag.llm_filter").set_value(False).run()
+    assert cost(14) == "Cost: retrieval only: 14 question(s) x 3 strategies, a few seconds", cost(14)
     next(b for b in at.button if b.label == "Run every question").click().run()
     assert not at.exception and not at.error
     table = next(df.value for df in at.dataframe if "why they differ" in df.value.columns)
@@ -272,16 +277,10 @@ def test_browser_walks_cells_1_to_6(streamlit_server, browser, tmp_path):
         (ROOT / "benchmarks" / "results" / "first_words.json").write_text(json.dumps(
             {"seconds_to_first_answer_words": round(first_words_s, 1), "top_k": 3,
              "strategies": list(THREE), "case": "purloined_pearl", "backend": "embedded"}, indent=2) + "\n")
-    # Cell 6, answers off and the strategies' own LLM steps off (as in the AppTest): every question, each with its
-    # "why they differ" line, in seconds.
+    # Cell 6, answers off (the strategies' own LLM steps are off by default): every question, each with its "why
+    # they differ" line, in seconds.
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("Answer with the model").click()
-    for box, toggles in (("HippoRAG parameters", ("llm filter",)),
-                         ("Vector Graph RAG parameters", ("rerank", "name entities"))):
-        sidebar.get_by_text(box).click()
-        for label in toggles:
-            sidebar.get_by_text(label, exact=True).click()
-            page.wait_for_timeout(500)
     page.get_by_text(re.compile(r"^Cost: retrieval only: 14 question")).wait_for(timeout=60_000)
     page.get_by_role("button", name="Run every question").click()
     page.get_by_text("Why they differ, question by question").wait_for(timeout=900_000)

@@ -182,4 +182,4 @@ def test_the_cost_counts_the_loops_reads():
     assert investigate.llm_calls(investigate.values({"steps": 1})) == 0
     assert get("investigate-walk").llm_calls(get("investigate-walk").values()) == 0
     hippo = get("hipporag")
-    assert hippo.llm_calls(hippo.values()) == 1 and hippo.llm_calls(hippo.values({"llm_filter": False})) == 0
+    assert hippo.llm_calls(hippo.values()) == 0 and hippo.llm_calls(hippo.values({"llm_filter": True})) == 1

@@ -33,8 +33,9 @@ def test_recall_and_answer_metrics_on_hand_made_examples():
 
 def test_runner_end_to_end_with_the_embedded_backend(backend, base_settings, tmp_path):
     case = make_case(BRIDGE_DOCS, SMALL_QUESTIONS, BRIDGE_TRIPLES, name="bridge")
-    lab = Lab(case, base_settings, RunConfig(top_k=3, triples="precomputed"), embedder=backend.embedder,
-              backend=backend, storage=Storage(data_dir=tmp_path))
+    # The LLM filter is off by default (the rule, kg/walk.py); turned on, the explanation must say it ran.
+    config = RunConfig(top_k=3, triples="precomputed", params={"hipporag": {"llm_filter": True}})
+    lab = Lab(case, base_settings, config, embedder=backend.embedder, backend=backend, storage=Storage(data_dir=tmp_path))
     reports = {r.name: r for r in lab.build()}
     assert reports["knowledge graph"].details["triples"] == "precomputed"
     assert reports["vector index"].counts["embedded"] == len(case.passages)
@@ -48,7 +49,7 @@ def test_runner_end_to_end_with_the_embedded_backend(backend, base_settings, tmp
         assert isinstance(r["answer"], str) and r["answer"]
         assert {"embed", "answer"} <= set(r["timings_ms"])
     assert "ppr" in hippo["timings_ms"] and "search" in naive["timings_ms"]
-    # The LLM filter is on by default and this run has a chat model: the explanation says it ran.
+    # The filter is on and this run has a chat model: the explanation says it ran.
     filter_stage = next(st for st in hippo["explanation"]["stages"] if st["name"] == "llm filter")
     assert filter_stage["ran"] and filter_stage["llm"] and report["params"]["hipporag"]["llm_filter"] is True
     # LLM time is reported apart from retrieval's own work: the filter and the answer count as LLM time.

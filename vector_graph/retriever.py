@@ -20,9 +20,10 @@ class VectorGraphSettings:
     """Query-time settings, every default decided on the development suite by its rule (benchmarks/choose.py: the
     suite's mean Recall@5 rises by at least 0.004 and no set falls by more than 0.02; `python benchmarks/choose.py
     --strategy vector-graph --grid PARAM=...`, results/choose_vector-graph_<param>.json, docs/tuning.md). This
-    wave the rule moved passage_weight from 3 to 5 (+0.0095); the others stay. rerank, rerank_candidates,
-    name_entities and entity_threshold (which only reads the LLM's named entities) act through LLM steps, off in
-    the retrieval-only suite: upstream's values, not decided by it."""
+    wave the rule moved passage_weight from 3 to 5 (+0.0095); the others stay. rerank and name_entities are LLM
+    steps the retrieval-only suite cannot run: the rule judged them together on the two sets measured with the
+    embedded model (see rerank's comment); rerank_candidates and entity_threshold (which only reads the LLM's named
+    entities) act only through them: upstream's values, not decided."""
     # suite rule (at passage_weight 5, as every comment here): 10 and 40 lower the mean
     relation_top_k: int = setting(20, "relations seeded by similarity to the question", minimum=1, maximum=500)
     # suite rule: 5 lowers the mean, 20 gains 0.0002 (below a rise)
@@ -44,11 +45,15 @@ class VectorGraphSettings:
     passage_weight: float = setting(5.0, "adds this share of each passage's own cosine to the question (passages "
                                     "are vectors too); 0 = passages ranked by their relations alone", minimum=0.0,
                                     maximum=10.0, step=0.05)
-    rerank: bool = setting(True, "one LLM call keeps the candidate relations that help answer (runs only with a "
+    # the rule on the sets measured with the embedded model (`python benchmarks/retrieval.py --llm-steps --no-cache
+    # --strategies naive,hipporag,vector-graph --cases 2wiki_first20,purloined_pearl --out retrieval_llm`): rerank
+    # and name_entities on raise 2wiki_first20's R@5 0.812 -> 0.850 and lower purloined_pearl's 0.857 -> 0.798
+    # (a set falls by more than 0.02), at 14-18 s a question: off, both. They run only with a chat model.
+    rerank: bool = setting(False, "one LLM call keeps the candidate relations that help answer (runs only with a "
                            "chat model)", llm_step=True)
     rerank_candidates: int = setting(25, "how many of the most similar candidates the LLM sees", minimum=1,
                                      maximum=100)
-    name_entities: bool = setting(True, "one LLM call names the question's entities to seed more (only with a chat "
+    name_entities: bool = setting(False, "one LLM call names the question's entities to seed more (only with a chat "
                                   "model)", llm_step=True)
 
 
