@@ -76,33 +76,38 @@ SYNONYM_BLOCK_CELLS = 16_000_000
 
 def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, top_k: int,
                   block: int = 2048) -> list[tuple[int, int, float]]:
-    """Pairs (i < j) whose cosine is >= threshold, each phrase keeping at most its top_k neighbours.
+    """Pairs (i < j) whose cosine is >= threshold, each phrase keeping its top_k + 1 most similar such
+    neighbours (the count once made room for the phrase itself, which is excluded; kept so graphs stay as built).
 
     Vectorised in blocks of rows (at most ``block``, fewer when the graph is large, so a block's memory stays
-    bounded); no Python loop over pairs. Phrases made only of digits and punctuation (times, dates, amounts) get
-    no synonymy edges: embeddings rate "8 pm" close to "9 15 pm".
+    bounded); no Python loop over pairs. Only the cells at or above the threshold are ranked (a few per row), not
+    every row in full. Phrases made only of digits and punctuation (times, dates, amounts) get no synonymy edges:
+    embeddings rate "8 pm" close to "9 15 pm".
     """
     n = len(vectors)
     if n < 2:
         return []
     block = max(16, min(block, SYNONYM_BLOCK_CELLS // n))
     eligible = np.array([any(ch.isalpha() for ch in k) for k in keys])
+    vectors = np.asarray(vectors, dtype=np.float32)
+    keep = min(top_k + 1, n - 1)
     pairs: dict[tuple[int, int], float] = {}
-    k = min(top_k + 1, n)
     for start in range(0, n, block):
         sims = vectors[start:start + block] @ vectors.T
         rows = np.arange(sims.shape[0])
-        sims[rows, rows + start] = -1.0                     # not your own neighbour
-        sims[:, ~eligible] = -1.0
-        sims[~eligible[start:start + block]] = -1.0
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        top_sims = np.take_along_axis(sims, top, axis=1)
-        r_idx, c_idx = np.nonzero(top_sims >= threshold)
-        for r, c in zip(r_idx.tolist(), c_idx.tolist(), strict=True):
-            i, j = start + r, int(top[r, c])
-            a, b = min(i, j), max(i, j)
+        sims[rows, rows + start] = -np.inf                  # not your own neighbour
+        r_idx, c_idx = np.nonzero(sims >= threshold)
+        ok = eligible[r_idx + start] & eligible[c_idx]
+        r_idx, c_idx = r_idx[ok], c_idx[ok]
+        values = sims[r_idx, c_idx]
+        order = np.lexsort((-values, r_idx))                 # by row, most similar first
+        r_idx, c_idx, values = r_idx[order], c_idx[order], values[order]
+        rank = np.arange(len(r_idx)) - np.searchsorted(r_idx, r_idx)   # place within its row
+        best = rank < keep
+        for r, c, v in zip(r_idx[best].tolist(), c_idx[best].tolist(), values[best].tolist(), strict=True):
+            a, b = min(start + r, c), max(start + r, c)
             if (a, b) not in pairs and may_be_synonyms(keys[a], keys[b]):
-                pairs[(a, b)] = float(top_sims[r, c])
+                pairs[(a, b)] = float(v)
     return [(a, b, s) for (a, b), s in sorted(pairs.items())]
 
 
