@@ -49,9 +49,11 @@ class GoldReader:
     uses_llm: bool = False
 
     def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool) -> Reading:
-        missing = [d for d in self.needs.get(question, ()) if d not in {p.doc_id for p in passages}]
+        needs = self.needs.get(question, ())
+        useful = tuple(n for n, p in enumerate(passages) if p.doc_id in needs)
+        missing = [d for d in needs if d not in {p.doc_id for p in passages}]
         if not missing:
-            return Reading(enough=True, why="every supporting document is on the page")
+            return Reading(enough=True, why="every supporting document is on the page", useful=useful)
         chosen: list[int] = []
         asked: list[str] = []
         for doc in missing:   # a lead that names what the document states, else the fact itself asked about
@@ -62,7 +64,7 @@ class GoldReader:
             elif doc in self.facts:
                 asked.append(self.facts[doc])
         return Reading(tuple(chosen), tuple(asked if first else ()),
-                       why=f"leads into {', '.join(missing)}")
+                       why=f"leads into {', '.join(missing)}", useful=useful)
 
 
 def gold_strategy(case: Case, gold: list[dict]) -> Strategy:
@@ -155,7 +157,7 @@ def summary(rows: list[dict], names: Sequence[str]) -> dict[str, dict]:
 
 
 # The choosing grid (``--choose``): every combination of these for each loop, on the choosing seeds.
-GRID = {"merge": ("trail", "rrf"), "leads": (0, 1, 2, 3), "sub_questions": (0, 1, 3)}
+GRID = {"merge": ("trail", "rrf"), "leads": (0, 1, 2, 3), "sub_questions": (0, 1, 3), "set_aside": (False, True)}
 TIE_TOLERANCE = 0.02   # the rule: the mean over question types must rise, and no type fall by more than this
 
 
@@ -170,11 +172,12 @@ def choose(rows: list[dict], baseline: str) -> str | None:
 def grid_rows(seeds: Sequence[int], loop: str, steps: int, settings: Settings, embedder: Embedder,
               backend: Backend | None) -> list[dict]:
     """Recall@3 by question type of ``loop`` for each grid configuration, averaged over ``seeds``."""
-    configs = [dict(steps=1)] + [dict(merge=m, leads=n, sub_questions=q, steps=steps) for m in GRID["merge"]
-                                 for n in GRID["leads"] for q in GRID["sub_questions"] if n or q]
-    if loop == "investigate-walk":   # no reader, no sub-questions
-        configs = [{k: v for k, v in c.items() if k != "sub_questions"} for c in configs
-                   if c.get("sub_questions", 0) == 0]
+    configs = [dict(steps=1)] + [dict(merge=m, leads=n, sub_questions=q, set_aside=a, steps=steps)
+                                 for m in GRID["merge"] for n in GRID["leads"] for q in GRID["sub_questions"]
+                                 for a in GRID["set_aside"] if n or q]
+    if loop == "investigate-walk":   # no reader: no sub-questions, nothing judged
+        configs = [{k: v for k, v in c.items() if k not in ("sub_questions", "set_aside")} for c in configs
+                   if c.get("sub_questions", 0) == 0 and not c.get("set_aside")]
     per_config: dict[str, list[dict]] = {}
     for seed in seeds:
         case, gold = load_mystery(seed, 4, model_triples(seed, 4, settings))

@@ -61,16 +61,21 @@ def corpus_run(settings: Settings) -> dict:
     for name in STRATEGIES:
         retriever, params = lab.retrievers[name], config.query_params(name)
         times: list[float] = []
+        stage_ms: dict[str, list[float]] = {}
         recalls: dict[int, list[float]] = {k: [] for k in KS}
         for q in case.questions:
             t = time.perf_counter()
             r = retriever.retrieve(q.text, max(KS), params=params)
             times.append((time.perf_counter() - t) * 1000)
+            for stage in r.explanation.stages:
+                if stage.ran:
+                    stage_ms.setdefault(stage.name, []).append(stage.ms)
             docs = case.documents_of(r.ids)
             for k in KS:
                 recalls[k].append(recall_at_k(docs, q.supporting_docs, k) or 0.0)
         times.sort()
         rows.append({"strategy": name, "recall": {f"@{k}": round(statistics.fmean(v), 4) for k, v in recalls.items()},
+                     "stage_p50_ms": {name: round(statistics.median(v), 1) for name, v in stage_ms.items()},
                      "p50_ms": round(statistics.median(times), 1),
                      "p95_ms": round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], 1)})
         print(f"{name:<10} R@5 {rows[-1]['recall']['@5']:.3f}  p50 {rows[-1]['p50_ms']} ms  p95 {rows[-1]['p95_ms']} ms",
@@ -159,14 +164,19 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--curve", default=",".join(map(str, CURVE)), help="synthetic corpus sizes ('' to skip)")
     p.add_argument("--skip-corpus", action="store_true")
+    p.add_argument("--folder", help="an empty folder to build in and keep (default: a temporary one), so the "
+                                    "built corpus can be queried again afterwards")
     p.add_argument("--rates", action="store_true", help="only spaCy's extraction rate on the benchmark sets "
                                                         "(written to nlp_rates.json)")
     args = p.parse_args(argv)
     if args.rates:
         write_result("nlp_rates", {"rows": rates()})
         return 0
-    with tempfile.TemporaryDirectory() as folder:
-        settings = Settings.from_env().replace(cache_dir=Path(folder))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.folder or tmp)
+        if any(folder.glob("*")):
+            p.error(f"--folder {folder} is not empty: the first build must start from nothing")
+        settings = Settings.from_env().replace(cache_dir=folder)
         # The curve first, smallest first: peak RSS only grows in a process, so each row's is its own size's.
         sizes = tuple(sorted(int(s) for s in args.curve.split(",") if s.strip()))
         rows = curve(settings, sizes) if sizes else []

@@ -482,9 +482,9 @@ def _nlp_scale(results, quick: bool, load) -> list[str]:
     out = ["## A 6,269-passage corpus on 2 cores", "", sc["command_note"], ""]
     out += _t(["build", "stage", "seconds", "count"], [[b["build"], b["stage"], b["seconds"], b["count"]]
                                                       for b in sc["stages"]])
-    out += _t(["strategy", "R@2", "R@5", "R@10", "query p50 ms", "query p95 ms"],
-              [[x["strategy"], x["recall"]["@2"], x["recall"]["@5"], x["recall"]["@10"], x["p50_ms"], x["p95_ms"]]
-               for x in sc["strategies"]])
+    out += _t(["strategy", "R@2", "R@5", "R@10", "query p50 ms", "query p95 ms", "median ms by stage"],
+              [[x["strategy"], x["recall"]["@2"], x["recall"]["@5"], x["recall"]["@10"], x["p50_ms"], x["p95_ms"],
+                ", ".join(f"{k} {v}" for k, v in x.get("stage_p50_ms", {}).items())] for x in sc["strategies"]])
     out += [f"Whole first build and evaluation: {sc['first_run_s']} s, peak RSS {sc['peak_rss_mb']:,} MB; "
             f"extraction {sc['extraction_passages_per_s']} passages/s; graph: {sc['graph']['entities']:,} entities, "
             f"{sc['graph']['facts']:,} facts, {sc['graph']['edges']:,} edges. The second build (nothing recomputed): "
@@ -532,27 +532,30 @@ def _summary(results, quick: bool, load) -> list[str]:
 
 
 def _answer_step(results, quick: bool, load) -> list[str]:
-    """The short answer prompt beside the committed report's answers (the previous prompt), on the bundled case."""
-    now = load(results, "answer_step_pearl")
-    path = Path(__file__).resolve().parents[1] / "docs" / "purloined_pearl_report.json"
-    if not now or not path.exists():
+    """Whole-case answering ("Run every question") before and after, in one run (benchmarks/answer_time.py)."""
+    run = load(results, "answer_time")
+    if not run:
         return []
-    before = json.loads(path.read_text(encoding="utf-8"))
-    names = [n for n in now["strategies"] if n in before["summary"]]
-    out = ["## The answer step: short answers", "",
-           "`python run_comparison.py --case <the bundled case with the embedded model's cached OpenIE as triples.json> "
-           "--strategies naive,hipporag,vector-graph --triples precomputed --json "
-           "benchmarks/results/answer_step_pearl.json` on a fresh response cache (every answer and LLM step computed; "
-           "524 s for the 14 questions x 3 strategies, model start included; the same retrievals as the report's, "
-           "Recall@3 equal), beside docs/purloined_pearl_report.json "
-           "(the previous prompt, an earlier session: there identical retrievals of its 8 strategies shared cached "
-           "answers, so its medians are lower than one answer's cost and are not a same-run comparison).", ""]
-    out += _t(["strategy", "Recall@3", "key-fact accuracy (before)", "key-fact accuracy (short prompt)",
-               "strict (before)", "strict (short)", "median answer ms (short prompt)", "median LLM ms per question"],
-              [[n, now["summary"][n]["recall"], before["summary"][n]["answer_accuracy"],
-                now["summary"][n]["answer_accuracy"], before["summary"][n]["answer_accuracy_strict"],
-                now["summary"][n]["answer_accuracy_strict"], now["summary"][n]["median_answer_ms"],
-                now["summary"][n]["median_llm_ms"]] for n in names])
+    names = run["strategies"]
+    out = ["## The answer step: a whole case answered, before and after", "",
+           f"`python benchmarks/answer_time.py` (measured {run['environment']['date']} at "
+           f"{run['environment']['commit']}, embedded model, nothing else running): what \"Run every question\" does, "
+           f"`run_comparison.py --strategies {','.join(names)} --top-k {run['top_k']}` on fresh data and cache "
+           "folders (every answer and LLM step computed, the model's start included), timed from outside. "
+           f"*baseline*: the code of `{run['baseline']}` (the answer prompt before the short one) from a git "
+           "worktree, at its defaults (every optional LLM step on); *LLM steps on*: this code with HippoRAG's fact "
+           "filter and vector-graph's entity naming and rerank turned on, as the baseline ran them; *defaults*: this "
+           "code as a user gets it (those steps off, as the rule decided). Key-fact accuracy: every answer scored "
+           "again by this code's scorer. Each case has the embedded model's cached OpenIE as its triples.json.", ""]
+    rows = []
+    for r in run["rows"]:
+        per = r["strategies"]
+        rows.append([r["case"], r["config"], r["questions"], r["seconds"],
+                     *(per[n]["median_answer_s"] for n in names), *(per[n]["median_llm_s"] for n in names),
+                     *(per[n]["key_fact_accuracy"] for n in names)])
+    out += _t(["case", "configuration", "questions", "whole case s",
+               *(f"{n} median answer s" for n in names), *(f"{n} median LLM s a question" for n in names),
+               *(f"{n} key-fact accuracy" for n in names)], rows)
     return out
 
 

@@ -39,6 +39,7 @@ RUNS = [
     ("feedback", "feedback.py", [], None),
     ("flagship", "flagship.py", [], []),
     ("app_idle", "app_idle.py", [], ["--seconds", "20"]),
+    ("answer_time", "answer_time.py", ["--seeds", "1"], None),
     ("bundled_ceiling", "bundled_ceiling.py", [], []),
     ("suite", "suite.py", [], None),   # the development suite; its first run extracts nothing: the OpenIE is cached
     ("generated", "generated.py", ["--seeds", "1-10"], None),

@@ -133,6 +133,7 @@ class Round:
     offered: list[str] = field(default_factory=list)        # the leads the reader was offered after this round
     chosen: list[str] = field(default_factory=list)         # the leads it chose to follow next
     sub_questions: list[str] = field(default_factory=list)  # questions of its own it asked next
+    set_aside: list[str] = field(default_factory=list)      # passages it read and judged no help to the question
     why: str = ""                              # the reader's reason, or why the loop stopped here
     enough: bool = False                       # the reader said the evidence is enough
     reader: str = ""                           # who read this round's passages ("llm", "walk"; "": nobody)

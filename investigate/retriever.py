@@ -61,6 +61,9 @@ class InvestigateSettings:
     sub_questions: int = setting(1, "how many of the first reading's sub-questions (best first) the next round "
                                  "searches: the reader may split a question that names nothing to look up (a "
                                  "reason, being there, the means); 0: none", minimum=0, maximum=3)
+    set_aside: bool = setting(False, "a passage the reader read and judged no help to the question leaves the "
+                              "trail: later readings see the next passages instead, and it ranks below every "
+                              "passage not judged so")
 
 
 class InvestigateRetriever:
@@ -86,13 +89,20 @@ class InvestigateRetriever:
         ex.paths = first.retrieval.explanation.paths
         pending = dict(number=1, searched=[question], seeds=seeds_by_round[0][:8],
                        added=first.retrieval.ids[:p.show])
+        aside: list[str] = []   # read and judged no help, in the order they were set aside
         for number in range(2, p.steps + 1):
-            trail = merged(searches, p.merge, max(p.show, top_k))
-            offered_nodes = self._candidates(trail[:p.show], mass, followed, p.candidates)
+            everything = merged(searches, p.merge, len(g.passage_ids))
+            trail = [pid for pid in everything if pid not in aside]
+            shown = trail[:p.show]
+            offered_nodes = self._candidates(shown, mass, followed, p.candidates)
             offered = [g.phrases[i] for i in offered_nodes]
             with ex.stage(f"round {number - 1} read", f"{self.reader.name} reader", llm=self.reader.uses_llm):
-                read = self.reader.read(question, [self.case.passage(pid) for pid in trail[:p.show]], offered,
+                read = self.reader.read(question, [self.case.passage(pid) for pid in shown], offered,
                                         first=number == 2)
+            useful = read.useful
+            newly = [pid for n, pid in enumerate(shown) if n not in useful] if p.set_aside and useful is not None \
+                else []
+            aside += newly
             # The loop follows the reader's first picks: how many is a setting, not the prompt's business.
             reading = replace(read, leads=read.leads[:p.leads], sub_questions=read.sub_questions[:p.sub_questions])
             chosen = [offered_nodes[i] for i in reading.leads]
@@ -102,7 +112,7 @@ class InvestigateRetriever:
             if reading.enough:   # nothing is followed after "enough", whatever else the reader listed
                 chosen, reading = [], replace(reading, leads=(), sub_questions=())
             ex.rounds.append(self._round(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
-                                         self.reader.name))
+                                         self.reader.name, newly))
             if stop:
                 break
             started = time.perf_counter()
@@ -112,8 +122,8 @@ class InvestigateRetriever:
             new_rankings = [ids for ids, _ in walks]
             for _, walk in walks:
                 mass += walk.mass
-            # New: in a new search's best ``show`` and not on the trail the reader saw.
-            on_trail = set(trail)
+            # New: in a new search's best ``show`` and neither on the trail the reader saw nor set aside.
+            on_trail = set(trail[:max(p.show, top_k)]) | set(aside)
             added = list(dict.fromkeys(pid for ids in new_rankings for pid in ids[:p.show] if pid not in on_trail))
             searches.append(new_rankings)
             seeds_by_round.append([s.node for _, w in walks for s in w.retrieval.explanation.seeds[:3]])
@@ -124,10 +134,14 @@ class InvestigateRetriever:
                 break
         else:
             ex.rounds.append(self._round(pending, [], Reading(), [], f"the last of {p.steps} rounds", started))
-        # The merge picks which passages make the top k; they are listed (and the answer reads them) in trail
-        # order, the order the investigation came upon them. Recall@k is a property of the set, so unchanged.
-        top = set(merged(searches, p.merge, top_k))
+        # The merge picks which passages make the top k, the set-aside ones only when too few others were found;
+        # they are listed (and the answer reads them) in trail order, the order the investigation came upon them,
+        # set-aside ones last. Recall@k is a property of the set, so unchanged by the listing.
+        ranked = merged(searches, p.merge, len(g.passage_ids))
+        kept = [pid for pid in ranked if pid not in aside]
+        top = set(kept[:top_k])
         ranking = [pid for pid in merged(searches, "trail", len(g.passage_ids)) if pid in top]
+        ranking += [pid for pid in ranked if pid in aside][:top_k - len(ranking)]
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
         ex.node_scores = {g.node_label(int(n)): round(float(mass[n]), 6) for n in np.argsort(-mass)[:200]
@@ -153,12 +167,13 @@ class InvestigateRetriever:
 
     @staticmethod
     def _round(pending: dict, offered: Sequence[str], reading: Reading, leads: Sequence[str], stop: str,
-               started: float, reader: str = "") -> Round:
+               started: float, reader: str = "", set_aside: Sequence[str] = ()) -> Round:
         """The record of a round: what ``pending`` says it searched and found, then the reading after it (the
-        leads it follows, by name, and its sub-questions) and why the loop stops there, if it does."""
+        passages it set aside, the leads it follows, by name, and its sub-questions) and why the loop stops there,
+        if it does."""
         why = "; ".join(x for x in (reading.why, stop) if x)
         return Round(**pending, offered=list(offered), chosen=list(leads), sub_questions=list(reading.sub_questions),
-                     why=why, enough=reading.enough, reader=reader,
+                     set_aside=list(set_aside), why=why, enough=reading.enough, reader=reader,
                      ms=round((time.perf_counter() - started) * 1000, 1), llm_ms=reading.llm_ms,
                      llm_calls=reading.llm_calls)
 

@@ -12,7 +12,8 @@ from .readers import LLMReader, Reader, WalkReader
 from .retriever import InvestigateRetriever, InvestigateSettings
 
 PARAMS = params_of(InvestigateSettings)
-WALK_PARAMS = tuple(p for p in PARAMS if p.name != "sub_questions")   # no reader to ask sub-questions
+# no reader to ask sub-questions or to judge what it read
+WALK_PARAMS = tuple(p for p in PARAMS if p.name not in ("sub_questions", "set_aside"))
 
 
 def build_with(reader_for: Callable[[BuildContext], Reader]) -> Callable[[BuildContext, Mapping[str, Value]],

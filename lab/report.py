@@ -212,6 +212,8 @@ def round_text(r: dict) -> str:
     """One round of a trail in a line: what it searched, what it added, what it chose next and why."""
     text = f"searched {'; '.join(map(_cell, r['searched']))}; added " \
            f"{', '.join(map(_cell, r['added'])) or 'nothing new'}"
+    if r.get("set_aside"):
+        text += f"; set aside (read, no help): {', '.join(map(_cell, r['set_aside']))}"
     if r["chosen"] or r["sub_questions"]:
         text += "; next: " + "; ".join(map(_cell, [*r["chosen"], *r["sub_questions"]]))
     if r["why"]:

@@ -1,6 +1,7 @@
 """Investigation mode: the merge, the loop with the walk reading, a scripted reader over HTTP, the real model."""
 import json
 import re
+from dataclasses import asdict
 
 import pytest
 
@@ -10,7 +11,7 @@ from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, Wa
 from investigate.readers import reading_messages
 from kg import build_graph
 from kg.walk import HippoConfig, HippoRAGRetriever
-from lab.report import build_report, validate_report
+from lab.report import build_report, round_text, validate_report
 from lab.runner import Lab, RunConfig
 from llm import OpenAIClient, Settings, embedder_only
 
@@ -124,18 +125,50 @@ def test_a_scripted_reader_seeds_the_next_round_with_its_lead_and_the_loop_stops
     assert body["response_format"]["type"] == "json_schema"   # schema-constrained where the server supports it
 
 
+def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_server, parts):
+    """The scripted reader keeps the first passage it reads and follows the plate: the others it read are set
+    aside, the next reading sees other passages in their place, and the top 3 holds the follow-up's finds first."""
+    prompts: list[str] = []
+
+    def handler(h, req):
+        prompt = req["messages"][-1]["content"]
+        prompts.append(prompt)
+        lead = [_lead_number(prompt, "QX41 VTR")] if "<lead>QX41 VTR</lead>" in prompt else []
+        out = {"useful": [1], "enough": False, "leads": lead, "sub_questions": [], "why": "plate"}
+        reply(200, chat_body(json.dumps(out)))(h, req)
+
+    fault_server.script = [handler]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    off = investigator(parts, LLMReader(client, "m"), steps=3, set_aside=False).retrieve(QUESTION, 3)
+    shown_off = [re.findall(r'<passage id="(\w+)">', p) for p in prompts]
+    prompts.clear()
+    r = investigator(parts, LLMReader(client, "m"), steps=3, set_aside=True).retrieve(QUESTION, 3)
+    shown = [re.findall(r'<passage id="(\w+)">', p) for p in prompts]
+    first = r.explanation.rounds[0]
+    assert first.set_aside == shown[0][1:] and len(first.set_aside) == 2   # read, and not marked useful
+    assert not off.explanation.rounds[0].set_aside and shown_off[0] == shown[0]   # the setting off: none set aside
+    assert len(shown) == 2 and set(shown[1]).isdisjoint(first.set_aside)   # the next reading sees others
+    assert shown[1][0] == shown[0][0]                                       # the kept one stays on the trail
+    aside = {pid for rnd in r.explanation.rounds for pid in rnd.set_aside}
+    assert len(r.ids) == 3 and aside.isdisjoint(r.ids) and len(DOCS) - len(aside) >= 3   # others were found
+    assert "set aside (read, no help)" in round_text(asdict(first))
+
+
 def test_the_reader_keeps_only_offered_numbers_and_gives_up_softly(fault_server, parts):
     case = parts[0]
-    answers = iter(['{"enough": "yes", "leads": [0, 2, 2, 99, true, "1"], "sub_questions": ["Who owns it?", 3], '
-                    '"why": "x"}', "no JSON here", "still none"])
+    answers = iter(['{"useful": [0, 2, 2, 99, true], "enough": "yes", "leads": [0, 2, 2, 99, true, "1"], '
+                    '"sub_questions": ["Who owns it?", 3], "why": "x"}', "no JSON here", "still none"])
     fault_server.script = [lambda h, req: reply(200, chat_body(next(answers)))(h, req)]
     client = OpenAIClient(fault_server.base_url, backoff=0.01)
     client._known_models = ["m"]
     reader = LLMReader(client, "m")
     got = reader.read(QUESTION, case.passages[:2], ["grey van", "QX41 VTR", "Larkspur Hall"], first=True)
     assert got.leads == (1,) and got.sub_questions == ("Who owns it?",) and got.enough is False
+    assert got.useful == (1,)                      # passage numbers 1-2 only, each once
     lost = reader.read(QUESTION, case.passages[:2], ["grey van"], first=False)
     assert lost.leads == () and "unreadable" in lost.why and lost.llm_calls == 2
+    assert lost.useful is None                     # no reading, no judgement: nothing is set aside
 
 
 def test_evidence_cannot_close_its_fence():
