@@ -15,7 +15,9 @@ The final ranking is a fixed merge of every search's ranking (``merge``):
   fused with equal weight, so the question's own walk weighs as much as all of one round's follow-ups together and
   a passage both reach rises (fusing every search alike let two follow-ups outvote the question).
 Both keep Recall@k comparable with one-shot strategies: k passages, whatever the number of rounds. The k passages
-are listed, and the answer step reads them, in trail order.
+are listed, and the answer step reads them, in trail order. With ``set_aside``, the reader also says which of the
+passages it read help; the others leave the trail (the next reading sees the passages after them) and come after
+every passage not judged so, in the merge's order: what a detective keeps in the file comes first.
 """
 from __future__ import annotations
 
