@@ -205,7 +205,8 @@ def main(argv=None) -> int:
     p.add_argument("--strategies", default=",".join(ONE_SHOT + LOOPS))
     p.add_argument("--limit", type=int, default=0, help="only the first N questions of musique_train100")
     p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
-    p.add_argument("--out", default="investigation")
+    p.add_argument("--out", default="investigation", help="result name (with --choose: investigation_choose unless "
+                                                          "given)")
     p.add_argument("--choose", action="store_true",
                    help="run the choosing grid (GRID) of each loop on --seeds (use 100-115) at --steps, apply the "
                         "rule, write results/investigation_choose.json")
@@ -224,7 +225,7 @@ def main(argv=None) -> int:
             pick = choose(rows, baseline)
             chosen["loops"][loop] = {"rows": rows, "chosen": pick}
             print(f"{loop}: chosen {pick or 'the baseline'}", flush=True)
-        write_result("investigation_choose", chosen)
+        write_result(args.out if args.out != p.get_default("out") else "investigation_choose", chosen)
         return 0
     payload: dict = {"seeds": args.seeds, "params": args.set, "strategies": strategies,
                      "model": backend.model if backend else ""}
