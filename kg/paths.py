@@ -31,18 +31,20 @@ def most_probable_paths(graph: KnowledgeGraph, targets: Sequence[int], seeds: It
     costs = graph.ppr.step_costs
     nodes = None
     if mass is not None and costs.shape[0] > SEARCH_NODES:
-        heavy = np.argpartition(-mass, SEARCH_NODES)[:SEARCH_NODES]
-        nodes = np.unique(np.concatenate([heavy, sources, np.asarray(targets, dtype=np.int64)]))
+        kept = np.zeros(costs.shape[0], dtype=bool)
+        kept[np.argpartition(-mass, SEARCH_NODES)[:SEARCH_NODES]] = True
+        kept[sources] = kept[np.asarray(targets, dtype=np.int64)] = True
+        nodes = np.flatnonzero(kept)
         costs = costs[nodes][:, nodes]
-        local = {int(n): i for i, n in enumerate(nodes)}
-        sources_in = [local[s] for s in sources]
+        local = np.cumsum(kept) - 1   # node -> its place among ``nodes`` (a vector: no dict of 5,000 entries)
+        sources_in = local[sources].tolist()
     else:
         sources_in = sources
     _, prev, _ = csgraph.dijkstra(costs, directed=True, indices=sources_in, min_only=True,
                                   limit=max_cost, return_predecessors=True)
     out = {}
     for t in targets:
-        at = t if nodes is None else local[t]
+        at = t if nodes is None else int(local[t])
         path = [at]
         while prev[path[-1]] >= 0:
             path.append(int(prev[path[-1]]))

@@ -40,7 +40,7 @@ def test_networkx_and_sparse_engines_agree(name):
 
 
 def test_float32_and_batched_walks_stay_within_1e_6_of_the_reference():
-    """sparse32 (float32 to what it resolves) and run_many (one walk per column) give float64's scores."""
+    """sparse32 (float32, stopping at its DEFAULT_TOL) and run_many (one walk per column) give float64's scores."""
     case, triples = case_triples("purloined_pearl")
     graph = build_graph(passage_triples(triples, case.passages), case.passages,
                         embedder_only(Settings(cache_enabled=False)))
