@@ -48,7 +48,8 @@ class GoldReader:
     name: str = "gold"
     uses_llm: bool = False
 
-    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool) -> Reading:
+    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
+             judge: bool = False) -> Reading:
         needs = self.needs.get(question, ())
         useful = tuple(n for n, p in enumerate(passages) if p.doc_id in needs)
         missing = [d for d in needs if d not in {p.doc_id for p in passages}]

@@ -63,6 +63,10 @@ class InvestigateSettings:
     sub_questions: int = setting(1, "how many of the first reading's sub-questions (best first) the next round "
                                  "searches: the reader may split a question that names nothing to look up (a "
                                  "reason, being there, the means); 0: none", minimum=0, maximum=3)
+    # the rule on seeds 100-101 (`python benchmarks/investigation.py --choose --seeds 100-101 --steps 2 --strategies
+    # investigate --out investigation_choose_llm`): with the embedded 1.5B reader, on at the other defaults lowers
+    # sense-making 0.375 -> 0.084 and multi-hop 1.0 -> 0.75 (its "useful" lists leave out supporting passages): off.
+    # A perfect reader gains 0.459 -> 0.638 (investigation_choose_gold.json): a stronger model may want it on.
     set_aside: bool = setting(False, "a passage the reader read and judged no help to the question leaves the "
                               "trail: later readings see the next passages instead, and it ranks below every "
                               "passage not judged so")
@@ -100,7 +104,7 @@ class InvestigateRetriever:
             offered = [g.phrases[i] for i in offered_nodes]
             with ex.stage(f"round {number - 1} read", f"{self.reader.name} reader", llm=self.reader.uses_llm):
                 read = self.reader.read(question, [self.case.passage(pid) for pid in shown], offered,
-                                        first=number == 2)
+                                        first=number == 2, judge=p.set_aside)
             useful = read.useful
             newly = [pid for n, pid in enumerate(shown) if n not in useful] if p.set_aside and useful is not None \
                 else []

@@ -163,12 +163,16 @@ def test_the_reader_keeps_only_offered_numbers_and_gives_up_softly(fault_server,
     client = OpenAIClient(fault_server.base_url, backoff=0.01)
     client._known_models = ["m"]
     reader = LLMReader(client, "m")
-    got = reader.read(QUESTION, case.passages[:2], ["grey van", "QX41 VTR", "Larkspur Hall"], first=True)
+    got = reader.read(QUESTION, case.passages[:2], ["grey van", "QX41 VTR", "Larkspur Hall"], first=True, judge=True)
     assert got.leads == (1,) and got.sub_questions == ("Who owns it?",) and got.enough is False
     assert got.useful == (1,)                      # passage numbers 1-2 only, each once
     lost = reader.read(QUESTION, case.passages[:2], ["grey van"], first=False)
     assert lost.leads == () and "unreadable" in lost.why and lost.llm_calls == 2
     assert lost.useful is None                     # no reading, no judgement: nothing is set aside
+    # Without judging, the prompt asks for no "useful" list and a reply's is not read as one.
+    body = fault_server.requests[0][2]
+    assert "useful" in body["response_format"]["json_schema"]["schema"]["required"]
+    assert "useful" not in reading_messages(QUESTION, case.passages[:2], ["x"], first=True)[0]["content"]
 
 
 def test_evidence_cannot_close_its_fence():
