@@ -33,5 +33,6 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> VectorGraphRetrieve
 
 VECTOR_GRAPH = Strategy(
     "vector-graph", "Vector Graph RAG", "Entities, relations and passages in three Chroma collections linked by id; "
-    "relations seeded by similarity, expanded one hop, reranked by one LLM call.", build, params=params_of(VectorGraphSettings),
+    "relations seeded by similarity, expanded one hop (one LLM call reranks them when turned on).", build,
+    params=params_of(VectorGraphSettings),
     uses_triples=True, products=(KNOWLEDGE_GRAPH,))
