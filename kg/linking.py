@@ -68,9 +68,10 @@ def _ordered(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a <= b else (b, a)
 
 
-# Cells of one block of the similarity matrix: each costs ~16 bytes while the block is ranked (the cosines, their
-# negation, argpartition's int64 indices), so this caps that at ~256 MB. 2,048 rows x all phrases took 2.2 GB on
-# the 52,839 phrases of the 6,269-passage 2Wiki corpus; graphs under 8,192 phrases keep blocks of 2,048 rows.
+# Cells of one block of the similarity matrix: each costs ~5 bytes while the block is scanned (the float32 cosine
+# and the threshold's mask; only the few cells above it are ranked), so this caps that at ~80 MB. 2,048 rows x all
+# phrases took 2.2 GB on the 52,839 phrases of the 6,269-passage 2Wiki corpus when every row was ranked in full;
+# graphs under 8,192 phrases keep blocks of 2,048 rows.
 SYNONYM_BLOCK_CELLS = 16_000_000
 
 
