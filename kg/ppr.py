@@ -54,7 +54,6 @@ class PPRMatrix:
         adj = sp.csr_matrix((sym_w, (sym_r, sym_c)), shape=(n, n))
         self.adjacency = adj  # symmetric; kept for path explanations
         self.strength = np.asarray(adj.sum(axis=1)).ravel()
-        self.dangling = np.flatnonzero(self.strength == 0)
         inv = np.zeros(n)
         nonzero = self.strength > 0
         inv[nonzero] = 1.0 / self.strength[nonzero]
@@ -103,20 +102,41 @@ class PPRMatrix:
         return self._iterate(p, damping, tol, max_iter)
 
     def _iterate(self, p: np.ndarray, damping: float, tol: float | None, max_iter: int) -> PPRResult:
+        """Solve (I - damping T) y = p by Chebyshev iteration; the walk's scores are y / sum(y).
+
+        PageRank's fixed point x = damping (T x + dangling mass x p) + (1 - damping) p is proportional to y: the
+        dangling term only scales p. T is similar to a symmetric matrix (D^-1/2 A D^-1/2, eigenvalues in [-1, 1]),
+        so I - damping T has its spectrum in [1 - damping, 1 + damping], and Chebyshev's polynomials on that
+        interval shrink the error by (sqrt(k) - 1) / (sqrt(k) + 1), k = (1 + damping) / (1 - damping), a step:
+        0.27 at damping 0.5 where the power iteration's 0.5, about half the matrix products for the same accuracy.
+        It stops when the L1 residual r guarantees what the power iteration's stop did (an L1 error below
+        tol x damping / (1 - damping)): ||y - y*|| <= ||r|| / (1 - damping), and normalizing at most doubles it.
+        """
         tol = DEFAULT_TOL.get(self.dtype, 1e-10) if tol is None else tol
-        teleport = (1.0 - damping) * p
-        x = p.copy()
+        stop = tol * damping / 2
+        # Saad, Iterative Methods for Sparse Linear Systems, Algorithm 12.1, from y = 0 (so r = p).
+        centre, half_width = 1.0, damping
+        sigma = centre / half_width
+        rho = 1.0 / sigma
+        y = np.zeros_like(p)
+        r = p.copy()
+        step = r / centre
         for it in range(1, max_iter + 1):
-            x_next = self._step(x)
-            x_next *= damping
-            if self.dangling.size:   # a walker on a node without edges jumps back to the personalization
-                x_next += (damping * x[self.dangling].sum(axis=0)) * p
-            x_next += teleport
-            err = np.abs(x_next - x).sum(axis=0).max()
-            x = x_next
-            if err < tol:
-                return PPRResult(x, it, True)
-        return PPRResult(x, max_iter, False)
+            y += step
+            r -= step - damping * self._step(step)
+            if np.abs(r).sum(axis=0).max() < stop:
+                return PPRResult(_normalized(y), it, True)
+            rho_next = 1.0 / (2.0 * sigma - rho)
+            step *= rho_next * rho
+            step += (2.0 * rho_next / half_width) * r
+            rho = rho_next
+        return PPRResult(_normalized(y), max_iter, False)
+
+
+def _normalized(y: np.ndarray) -> np.ndarray:
+    """Each column clipped at 0 (Chebyshev's iterate can dip a rounding error below it) and summed to 1."""
+    y = np.maximum(y, 0, out=y)
+    return y / y.sum(axis=0)
 
 
 def networkx_pagerank(graph: nx.Graph, personalization: np.ndarray, damping: float = 0.5, tol: float = 1e-10,
