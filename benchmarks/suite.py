@@ -20,7 +20,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-import kg.graph as kg_graph
 from casebook.catalog import resolve
 from casebook.generate import load_mystery
 from casebook.loader import load_case
@@ -164,12 +163,8 @@ def main(argv=None) -> int:
                    help="first run the embedded model's OpenIE of hand-written cases that have none cached")
     p.add_argument("--layer", action="store_true",
                    help="the deterministic layer under the OpenIE and published triples (--triples precomputed+nlp)")
-    p.add_argument("--compose-facts", action="store_true",
-                   help="every graph's fact vectors composed from their parts (kg.graph.COMPOSE_FACTS_ABOVE = 0)")
     p.add_argument("--out", default="suite")
     args = p.parse_args(argv)
-    if args.compose_facts:
-        kg_graph.COMPOSE_FACTS_ABOVE = 0   # read at build and in the graph's key, so nothing saved is mixed up
     settings = Settings.from_env()
     suite = suite_sets(settings)
     if args.sets:
@@ -190,7 +185,7 @@ def main(argv=None) -> int:
         print(f"{s.name:<22} " + "  ".join(f"{n} {rows[-1]['strategies'][n]['recall']:.3f}" for n in strategies)
               + f"   best {best}", flush=True)
     print_tables(rows, strategies)
-    write_result(args.out, {"k": K, "assignments": args.set, "layer": args.layer, "compose_facts": args.compose_facts,
+    write_result(args.out, {"k": K, "assignments": args.set, "layer": args.layer,
                             "seconds": round(time.perf_counter() - started, 1), "rows": rows,
                             "mean": {n: suite_mean(rows, n) for n in strategies}})
     return 0

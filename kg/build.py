@@ -205,8 +205,7 @@ def _make(ctx: BuildContext) -> GraphBuild:
     counts["name_variant_edges"] = build.graph.meta.get("name_variant_edges", 0)   # among the synonym edges
     ctx.reports.append(BuildReport(
         name="knowledge graph", elapsed_ms=round(build.elapsed_ms, 1), reused=build.loaded, counts=counts,
-        details={"triples": build.triples_source, "key": build.key,
-                 "fact vectors": build.graph.meta.get("fact_vectors", "text")},
+        details={"triples": build.triples_source, "key": build.key},
         failures=[BuildFailure(f.passage_id, f.failed_stage, f.error, f.raw[:2000]) for f in build.failures]))
     return build
 

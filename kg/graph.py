@@ -15,7 +15,7 @@ import networkx as nx
 import numpy as np
 
 from core.types import Passage, Progress, ProgressUpdate
-from llm import Embedder, normalize_rows
+from llm import Embedder
 
 from .linking import SYNONYM_THRESHOLD, SYNONYM_TOP_K, PhraseIndex, name_variant_pairs, synonym_pairs, text_mention_links
 from .normalize import normalize_entity
@@ -25,12 +25,6 @@ log = logging.getLogger(__name__)
 
 EMBED_STAGES = ("embed entities", "embed facts", "embed passages")   # build_graph's progress stages, in order
 EMBED_BLOCK = 2048   # texts per embedding call: a multiple of the local embedder's batch of 16
-# Above this many facts, a fact's vector is composed from its parts' (subject + relation + object, normalized) instead
-# of embedding its text: a graph's relations are few (986 for 6,257 spaCy facts of MuSiQue), its phrases are embedded
-# anyway, and embedding the texts was the largest build stage at scale (78,628 facts of the 6,269-passage 2Wiki corpus:
-# ~260 s on 2 cores, of a 690 s first run). Composition forced on every set of the development suite:
-# BENCHMARKS.md, "Fact vectors"; below the size the text embedding costs seconds and is kept.
-COMPOSE_FACTS_ABOVE = 20_000
 
 @dataclass
 class Fact:
@@ -198,8 +192,7 @@ class KnowledgeGraph:
 def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence[Passage], embedder: Embedder, *,
                 synonym_threshold: float = SYNONYM_THRESHOLD, synonym_top_k: int = SYNONYM_TOP_K,
                 text_mentions: bool = True, progress: Progress | None = None) -> KnowledgeGraph:
-    """Build from (passage id, subject, relation, object) tuples and embed phrases, facts and passages (a fact
-    composed from its parts above COMPOSE_FACTS_ABOVE facts).
+    """Build from (passage id, subject, relation, object) tuples and embed phrases, facts and passages.
 
     With ``text_mentions`` a passage also links to every specific phrase of the graph its text mentions, not
     only to those the LLM extracted from it (a model that missed "long coat" in one report still joins it).
@@ -244,9 +237,7 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
 
     entities_stage, facts_stage, passages_stage = EMBED_STAGES
     phrase_vectors = embed_blocks(embedder, entities_stage, phrases, progress)
-    composed = len(facts) > COMPOSE_FACTS_ABOVE
-    fact_vectors = composed_fact_vectors(embedder, facts_stage, facts, phrase_vectors, progress) if composed \
-        else embed_blocks(embedder, facts_stage, [f.text(phrases) for f in facts], progress)
+    fact_vectors = embed_blocks(embedder, facts_stage, [f.text(phrases) for f in facts], progress)
     passage_vectors = embed_blocks(embedder, passages_stage, [p.embedding_text for p in passages], progress)
     synonyms = synonym_pairs(phrase_vectors, phrase_keys, synonym_threshold, synonym_top_k)
     similar = {(a, b) for a, b, _ in synonyms}
@@ -257,21 +248,7 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
                           phrase_vectors=phrase_vectors, fact_vectors=fact_vectors, passage_vectors=passage_vectors,
                           embed_model=embedder.name,
                           meta={"synonym_threshold": synonym_threshold, "synonym_top_k": synonym_top_k,
-                                "mention_edges_from": mentions, "name_variant_edges": len(variants),
-                                "fact_vectors": "composed" if composed else "text"})
-
-
-def composed_fact_vectors(embedder: Embedder, stage: str, facts: list[Fact], phrase_vectors: np.ndarray,
-                          progress: Progress | None) -> np.ndarray:
-    """Each fact's vector as the normalized sum of its subject's, relation's and object's: only the distinct
-    relations are embedded."""
-    relations = sorted({f.relation for f in facts})
-    relation_vectors = embed_blocks(embedder, stage, relations, progress)
-    at = {r: i for i, r in enumerate(relations)}
-    subjects = np.fromiter((f.subject for f in facts), dtype=np.int64, count=len(facts))
-    objects = np.fromiter((f.object for f in facts), dtype=np.int64, count=len(facts))
-    rels = np.fromiter((at[f.relation] for f in facts), dtype=np.int64, count=len(facts))
-    return normalize_rows(phrase_vectors[subjects] + relation_vectors[rels] + phrase_vectors[objects])
+                                "mention_edges_from": mentions, "name_variant_edges": len(variants)})
 
 
 def embed_blocks(embedder: Embedder, stage: str, texts: list[str], progress: Progress | None) -> np.ndarray:

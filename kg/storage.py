@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-from . import graph as graph_module
 from .graph import Fact, KnowledgeGraph
 from .linking import MENTION_MAX_SHARE, MENTION_MIN_LIMIT, SYNONYM_THRESHOLD, SYNONYM_TOP_K
 
@@ -43,9 +42,8 @@ def build_code_digest(folder: Path = Path(__file__).parent) -> str:
 
 def graph_key(fingerprint: str, triples_source: str, extraction_model: str, embed_model: str, **params) -> str:
     """The saved graph's name: everything the build depends on, the build code and its module constants included,
-    so a graph built by other code or with other thresholds is never loaded as this one (the fact-composition size
-    is read when called: a benchmark may change it for a run)."""
-    constants = [SYNONYM_THRESHOLD, SYNONYM_TOP_K, MENTION_MAX_SHARE, MENTION_MIN_LIMIT, graph_module.COMPOSE_FACTS_ABOVE]
+    so a graph built by other code or with other thresholds is never loaded as this one."""
+    constants = [SYNONYM_THRESHOLD, SYNONYM_TOP_K, MENTION_MAX_SHARE, MENTION_MIN_LIMIT]
     blob = json.dumps([GRAPH_FORMAT, build_code_digest(), constants, fingerprint, triples_source, extraction_model,
                        embed_model, params], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]

@@ -71,26 +71,6 @@ def test_graph_on_precomputed_triples(embedder):
     assert nxg.number_of_edges() == stats["edges"]
 
 
-def test_above_the_size_a_facts_vector_is_composed_from_its_parts(embedder, monkeypatch):
-    triples = [("D1", "Mrs. Blackwood", "owns", "pearl necklace"), ("D2", "Mrs Blackwood", "hosted", "dinner"),
-               ("D2", "Victoria Crane", "owns", "grey sedan")]
-    case = make_case([{"id": f"D{i}", "text": f"passage {i}"} for i in (1, 2)])
-    text = build_graph(triples, case.passages, embedder)
-    assert text.meta["fact_vectors"] == "text"
-    monkeypatch.setattr("kg.graph.COMPOSE_FACTS_ABOVE", 2)
-    counting = CountingEmbedder(embedder)
-    g = build_graph(triples, case.passages, counting)
-    assert g.meta["fact_vectors"] == "composed"
-    assert counting.texts == len(g.phrases) + 2 + len(case.passages)   # "owns" and "hosted": each relation once
-    relation = {r: v for r, v in zip(["hosted", "owns"], embedder.embed(["hosted", "owns"]), strict=True)}
-    for f, v in zip(g.facts, g.fact_vectors, strict=True):
-        expected = g.phrase_vectors[f.subject] + relation[f.relation] + g.phrase_vectors[f.object]
-        assert np.allclose(v, expected / np.linalg.norm(expected), atol=1e-6)
-    # composed, the fact still lies nearest the question about it
-    q = embedder.embed(["Who owns the pearl necklace?"])[0]
-    assert int(np.argmax(g.fact_vectors @ q)) == int(np.argmax(text.fact_vectors @ q)) == 0
-
-
 def test_times_get_no_synonymy_edges(embedder):
     case = make_case([{"id": "D1", "text": "x"}])
     g = build_graph([("D1", "guest", "arrived at", "8 PM"), ("D1", "guest", "left at", "9:15 PM")], case.passages,
@@ -343,9 +323,6 @@ def test_a_graph_built_with_other_thresholds_is_never_loaded_as_this_one(monkeyp
         with monkeypatch.context() as m:
             m.setattr(kgraph, name, other)
             assert kgraph.graph_key("case", "precomputed", "", "embedder", triples="t") != key, name
-    with monkeypatch.context() as m:   # read when called, as suite.py --compose-facts changes it for a run
-        m.setattr("kg.graph.COMPOSE_FACTS_ABOVE", 0)
-        assert kgraph.graph_key("case", "precomputed", "", "embedder", triples="t") != key
 
 
 def test_a_graph_built_by_other_code_is_never_loaded_as_this_one(tmp_path):
