@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PPR at scale: our sparse power iteration (float64, float32, float32 batched) vs nx.pagerank on the same
+"""PPR at scale: our sparse Chebyshev iteration (float64, float32, float32 batched) vs nx.pagerank on the same
 synthetic entity-passage graphs.
 
 Seeded generator: passages mention entities (Zipf-like popularity, so some entities are hubs), and entities are

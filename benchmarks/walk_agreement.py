@@ -24,7 +24,7 @@ from common import ROOT, worktree, write_result
 
 STRATEGIES = ("hipporag", "three-stage")   # the strategies whose ranking is a Personalized PageRank walk
 TOP = 10
-WALK_STAGES = ("ppr", "feedback")
+WALK_STAGES = ("ppr", "feedback", "graph expand")   # HippoRAG's two walks, three-stage's one
 
 
 def dump(out: Path) -> None:

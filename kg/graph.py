@@ -148,7 +148,7 @@ class KnowledgeGraph:
 
     def pagerank(self, personalization: np.ndarray, damping: float, engine: str = "sparse",
                  tol: float | None = None) -> PPRResult:
-        """Personalized PageRank over every node: ``sparse`` (CSR power iteration in float64), ``sparse32``
+        """Personalized PageRank over every node: ``sparse`` (CSR Chebyshev iteration in float64), ``sparse32``
         (float32: half the memory traffic, scores within ~1e-7) or ``networkx`` (nx.pagerank, the reference)."""
         engine = self.engine_for(engine)
         if engine in ("sparse", "sparse32"):

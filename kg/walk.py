@@ -100,7 +100,7 @@ class HippoConfig:
     feedback_passages: int = setting(1, "how many of the first walk's best passages seed the second", minimum=1,
                                      maximum=10)
     engine: str = setting("auto", "PageRank engine: auto (sparse, or sparse32 for a graph over 400k transition "
-                          "entries), sparse (CSR power iteration, fast), sparse32 (the same in "
+                          "entries), sparse (CSR, Chebyshev iteration, fast), sparse32 (the same in "
                           "float32, for very large graphs) or networkx (nx.pagerank itself, the reference)",
                           choices=ENGINES)
     explain: bool = setting(True, "compute, for every retrieved passage, the most probable path from a seed")
