@@ -19,15 +19,14 @@ import scipy.sparse as sp
 
 ENGINES = ("auto", "sparse", "sparse32", "networkx")
 # "auto": float64 below this many stored transition entries, float32 above, where the walk is memory-bound: on the
-# 6,269-passage 2Wiki corpus (507,964 entries) a walk takes 38 ms in float64 and 19 ms in float32, with the same
-# top-5 for all 20 questions (benchmarks/nlp_scale.py); every other set here is below it and keeps float64.
+# 6,269-passage 2Wiki corpus (507,964 entries) a power-iteration walk took 38 ms in float64 and 19 ms in float32, with
+# the same top-5 for all 20 questions (benchmarks/nlp_scale.py); every other set here is below it and keeps float64.
 FLOAT32_ABOVE_NNZ = 400_000
 PARALLEL_MIN_NNZ = 200_000   # below this a matrix-vector product takes ~0.2 ms: threads would cost more than save
-# The L1 change at which iteration stops; with damping 0.5 the distance left to the fixed point is at most the
-# last change. float32 (only used on large graphs, where the walk's time matters) stops at 1e-5: its iterate carries
-# ~1e-7 of rounding noise, and 1e-5 ranked the top 10 exactly as 1e-6 did for all 174 questions tried (HippoRAG
-# forced onto sparse32 on musique_train100, 2wiki_first20, musique_tiny20 and the bundled case, and the 6,269-passage
-# corpus's 20), three iterations (~5 ms) sooner per walk there.
+# The L1 error the walk guarantees when it stops (see _iterate). float32 (only used on large graphs, where the walk's
+# time matters) stops at 1e-5: its iterate carries ~1e-7 of rounding noise, and 1e-5 ranked the top 10 exactly as
+# 1e-6 did for all 174 questions tried (HippoRAG forced onto sparse32 on musique_train100, 2wiki_first20,
+# musique_tiny20 and the bundled case, and the 6,269-passage corpus's 20), measured with the power iteration.
 DEFAULT_TOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-5}
 
 
