@@ -235,8 +235,9 @@ def _ppr_scale(results, quick: bool, load) -> list[str]:
     if pp:
         out += ["## PPR at scale: the `sparse` engines (scipy CSR, matrix built once) vs the `networkx` engine "
                 "(nx.pagerank)", "",
-                "Same graph, same personalizations, same process; damping 0.5. `sparse` iterates in float64 to an "
-                "L1 change of 1e-10, `sparse32` in float32 to 1e-6 (what float32 resolves); *batched* runs "
+                "Same graph, same personalizations, same process; damping 0.5. `sparse` solves the walk's linear "
+                "system by Chebyshev iteration in float64 to a guaranteed L1 error of 1e-10, `sparse32` in float32 "
+                "to 1e-5; *batched* runs "
                 f"{pp['rows'][0].get('batch', 16)} personalizations as one sparse matrix-matrix product per iteration "
                 "(ms per query). Speed-ups are nx over float32, one query at a time. nx.pagerank's default tolerance "
                 "is scaled by the node count, so its answer is itself loose at scale: the last columns compare ours to "
@@ -250,6 +251,21 @@ def _ppr_scale(results, quick: bool, load) -> list[str]:
                     f"{x['our_build_peak_mb']} / {x.get('float32_build_peak_mb', '-')}", x["nx_build_peak_mb"],
                     f"{x['max_abs_diff_vs_nx_tight']:.1e}",
                     f"{x.get('float32_max_abs_diff_vs_nx_tight', float('nan')):.1e}"] for x in pp["rows"]])
+    return out
+
+
+def _walk_agreement(results, quick: bool, load) -> list[str]:
+    wa = load(results, "walk_agreement")
+    if not wa:
+        return []
+    out = [f"## The walk's solver: the same rankings as {wa['against']}'s", "",
+           f"`python benchmarks/walk_agreement.py --against {wa['against']}`: the walk strategies' top {wa['top']} on "
+           f"every development set, this code against that revision's (the power iteration), each in its own process "
+           f"in one run; walk ms is the median of the walk's stages per question. **{wa['same']} of "
+           f"{wa['questions']}** questions ranked the same.", ""]
+    out += _t(["set", "strategy", "questions", f"same top {wa['top']}", f"walk ms, {wa['against']}", "walk ms, this"],
+              [[r["set"], r["strategy"], r["questions"], r["same_top10"], r["walk_ms_against"], r["walk_ms_this"]]
+               for r in wa["rows"]])
     return out
 
 
@@ -756,6 +772,7 @@ def _choose(results, quick: bool, load) -> list[str]:
 
 # BENCHMARKS.md's sections in order; the tuning sections (how defaults were chosen) go to docs/tuning.md.
 MAIN_SECTIONS = (_summary, _suite, _retrieval, _nlp_triples, _nlp_scale, _retrieval_uncached, _retrieval_llm, _ppr_scale,
+                 _walk_agreement,
                  _indexing, _indexing_builds, lambda results, quick, load: _answer_scoring(), _answer_step, _llm_speed,
                  _generated, _openie_quality, _first_words, _app_idle, _bundled_ceiling, _flagship, _investigation)
 TUNING_SECTIONS = (_choose, _hybrid_grid, _tuning_grids, _dense_power, _feedback, _sensitivity, _investigation_choose)

@@ -20,6 +20,7 @@ from common import ROOT
 RUNS = [
     ("llm_speed", "llm_speed.py", [], ["--runs", "2"]),
     ("ppr_scale", "ppr_scale.py", [], ["--quick"]),
+    ("walk_agreement", "walk_agreement.py", [], None),   # the walk's solver against the power iteration's rankings
     ("retrieval", "retrieval.py", [], ["--quick"]),
     ("retrieval_uncached", "retrieval.py", ["--no-cache", "--cases", "musique_train100,2wiki_first20", "--strategies",
                                             "naive,hipporag", "--out", "retrieval_uncached"], None),
