@@ -6,12 +6,26 @@ import unicodedata
 _APOSTROPHES = {"'", "\u2019", "\u2018", "`"}
 
 
+class _Replacements(dict):
+    """str.translate's table, filled a character at a time as they are first seen: an apostrophe is dropped, other
+    punctuation and symbols but $ % & + become spaces, the rest stays. (Per character in Python, this cost 9 s of the
+    6,269-passage corpus's build.)"""
+
+    def __missing__(self, code: int) -> str | None:
+        ch = chr(code)
+        if ch in _APOSTROPHES:
+            value = None
+        elif unicodedata.category(ch).startswith(("P", "S")) and ch not in "$%&+":
+            value = " "
+        else:
+            value = ch
+        self[code] = value
+        return value
+
+
+_REPLACEMENTS = _Replacements()
+
+
 def normalize_entity(text: str) -> str:
     """Casefold, drop apostrophes, turn other punctuation into spaces, collapse whitespace."""
-    text = unicodedata.normalize("NFC", text).casefold()
-    out = []
-    for ch in text:
-        if ch in _APOSTROPHES:
-            continue
-        out.append(" " if unicodedata.category(ch).startswith(("P", "S")) and ch not in "$%&+" else ch)
-    return " ".join("".join(out).split())
+    return " ".join(unicodedata.normalize("NFC", text).casefold().translate(_REPLACEMENTS).split())
