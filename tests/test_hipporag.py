@@ -439,10 +439,20 @@ def test_synonym_pairs_are_the_same_whatever_the_block_of_rows(monkeypatch):
     import kg.linking as linking
     rng = np.random.default_rng(0)
     base = rng.normal(size=(40, 16))
-    vectors = np.concatenate([base, base + rng.normal(scale=0.05, size=base.shape)])   # 40 near-duplicate pairs
+    cluster = rng.normal(size=16) + rng.normal(scale=0.1, size=(8, 16))   # 8 alike: each keeps only 4 of 7
+    vectors = np.concatenate([base, base + rng.normal(scale=0.05, size=base.shape), cluster])   # 40 near pairs
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     keys = [f"phrase {chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(len(vectors))]   # no digits
     whole = linking.synonym_pairs(vectors, keys, 0.8, 3)
     monkeypatch.setattr(linking, "SYNONYM_BLOCK_CELLS", 16 * len(vectors))   # blocks of 16 rows: 5 blocks
     assert linking.synonym_pairs(vectors, keys, 0.8, 3) == whole
     assert {(i, i + 40) for i in range(40)} <= {(a, b) for a, b, _ in whole}
+    # the definition, from the whole matrix: each phrase's 4 (top_k + 1) most similar others at or above 0.8
+    full = vectors.astype(np.float32) @ vectors.astype(np.float32).T
+    np.fill_diagonal(full, -np.inf)
+    expected = set()
+    for r, row in enumerate(full):
+        for c in [c for c in np.argsort(-row, kind="stable") if row[c] >= 0.8][:4]:
+            expected.add((min(r, int(c)), max(r, int(c))))
+    assert {(a, b) for a, b, _ in whole} == expected
+    assert all(abs(s - full[a, b]) < 1e-5 for a, b, s in whole)
