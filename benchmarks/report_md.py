@@ -261,12 +261,14 @@ def _walk_agreement(results, quick: bool, load) -> list[str]:
     out = [f"## The walk's solver: the same rankings as {wa['against']}'s", "",
            f"`python benchmarks/walk_agreement.py --against {wa['against']}`: the walk strategies' top {wa['top']} on "
            f"every development set, this code against that revision's (the power iteration), each in its own process "
-           f"in one run, one after the other; walk ms is the median of the walk's stages per question (this machine's "
-           f"speed moves ~30% between runs, so read the ms as rough). **{wa['same']} of "
+           f"in one run, one after the other; matrix products: the median a question's walks took (HippoRAG walks "
+           f"twice); walk ms: the median of the walk's stages (this machine's speed moves ~30% between runs, so read "
+           f"the ms as rough). **{wa['same']} of "
            f"{wa['questions']}** rankings (a question and a strategy) were the same.", ""]
-    out += _t(["set", "strategy", "questions", f"same top {wa['top']}", f"walk ms, {wa['against']}", "walk ms, this"],
-              [[r["set"], r["strategy"], r["questions"], r["same_top10"], r["walk_ms_against"], r["walk_ms_this"]]
-               for r in wa["rows"]])
+    out += _t(["set", "strategy", "questions", f"same top {wa['top']}", f"matrix products, {wa['against']}",
+               "matrix products, this", f"walk ms, {wa['against']}", "walk ms, this"],
+              [[r["set"], r["strategy"], r["questions"], r["same_top10"], r.get("products_against", "-"),
+                r.get("products_this", "-"), r["walk_ms_against"], r["walk_ms_this"]] for r in wa["rows"]])
     return out
 
 

@@ -6,8 +6,9 @@ against another revision's code, question by question, and each tree's walk time
 
 runs each tree's code in its own process (the other from a temporary git worktree) over the suite's sets
 (benchmarks/suite.py; the embeddings come from the response cache) and says, per set and strategy, how many
-questions have the same top 10 in the same order, and the median milliseconds of the walk's stages. It judges an
-equivalence, not a default: nothing is chosen by it.
+questions have the same top 10 in the same order, the median number of matrix products the walks of a question
+took (a count: the solver's work) and the median milliseconds of the walk's stages (rough: this machine's speed moves
+between the two processes). It judges an equivalence, not a default: nothing is chosen by it.
 """
 from __future__ import annotations
 
@@ -28,13 +29,24 @@ WALK_STAGES = ("ppr", "feedback", "graph expand")   # HippoRAG's two walks, thre
 
 
 def dump(out: Path) -> None:
-    """This process's code: every development set's questions, each strategy's top 10 and walk milliseconds."""
+    """This process's code: every development set's questions, each strategy's top 10, its walks' matrix products
+    and milliseconds."""
+    import kg.graph
     from lab.registry import get
     from lab.runner import Lab, RunConfig
     from llm import Settings, embedder_only
 
     from suite import suite_sets
 
+    products: list[int] = []   # matrix products of each walk of the question in hand: a count, unlike its ms
+    walk = kg.graph.KnowledgeGraph.pagerank
+
+    def counted(self, *args, **kwargs):
+        result = walk(self, *args, **kwargs)
+        products.append(result.iterations)
+        return result
+
+    kg.graph.KnowledgeGraph.pagerank = counted   # type: ignore[method-assign]
     settings = Settings.from_env()
     embedder = embedder_only(settings)
     rows: dict[str, dict[str, list[dict]]] = {}
@@ -48,9 +60,11 @@ def dump(out: Path) -> None:
             lab.build()
             for name in STRATEGIES:
                 for q in case.questions:
+                    products.clear()
                     r = lab.retrievers[name].retrieve(q.text, TOP, params=config.query_params(name))
                     walk_ms = sum(st.ms for st in r.explanation.stages if st.ran and st.name in WALK_STAGES)
-                    per[name].append({"question": f"{case.name}/{q.id}", "top": r.ids, "walk_ms": walk_ms})
+                    per[name].append({"question": f"{case.name}/{q.id}", "top": r.ids, "walk_ms": walk_ms,
+                                      "products": sum(products)})
         print(s.name, flush=True)
     out.write_text(json.dumps(rows), encoding="utf-8")
 
@@ -62,6 +76,8 @@ def compare(ours: dict, theirs: dict) -> list[dict]:
             other = {q["question"]: q for q in theirs[set_name][name]}
             same = sum(q["top"] == other[q["question"]]["top"] for q in questions)
             rows.append({"set": set_name, "strategy": name, "questions": len(questions), "same_top10": same,
+                         "products_this": statistics.median(q["products"] for q in questions),
+                         "products_against": statistics.median(other[q["question"]]["products"] for q in questions),
                          "walk_ms_this": round(statistics.median(q["walk_ms"] for q in questions), 2),
                          "walk_ms_against": round(statistics.median(other[q["question"]]["walk_ms"]
                                                                     for q in questions), 2)})
@@ -93,8 +109,9 @@ def main(argv=None) -> int:
         ours = run_dump(ROOT, Path(tmp) / "this.json")
     rows = compare(ours, theirs)
     for r in rows:
-        print(f"{r['set']:<22} {r['strategy']:<12} same top {TOP}: {r['same_top10']}/{r['questions']}   walk ms "
-              f"{r['walk_ms_against']} -> {r['walk_ms_this']}")
+        print(f"{r['set']:<22} {r['strategy']:<12} same top {TOP}: {r['same_top10']}/{r['questions']}   matrix "
+              f"products {r['products_against']} -> {r['products_this']}   walk ms {r['walk_ms_against']} -> "
+              f"{r['walk_ms_this']}")
     write_result(args.out, {"against": args.against, "top": TOP, "rows": rows,
                             "same": sum(r["same_top10"] for r in rows),
                             "questions": sum(r["questions"] for r in rows)})
