@@ -107,7 +107,9 @@ class PPRMatrix:
         dangling term only scales p. T is similar to a symmetric matrix (D^-1/2 A D^-1/2, eigenvalues in [-1, 1]),
         so I - damping T has its spectrum in [1 - damping, 1 + damping], and Chebyshev's polynomials on that
         interval shrink the error by (sqrt(k) - 1) / (sqrt(k) + 1), k = (1 + damping) / (1 - damping), a step:
-        0.27 at damping 0.5 where the power iteration's 0.5, about half the matrix products for the same accuracy.
+        0.27 at damping 0.5 where the power iteration's worst case is 0.5. Measured (benchmarks/walk_agreement.py):
+        a median 21 matrix products a walk instead of 27 on the float64 sets, the same 12 on the float32 corpus,
+        whose error the power iteration already shrank faster than its worst case.
         It stops when the L1 residual r guarantees what the power iteration's stop did (an L1 error below
         tol x damping / (1 - damping)): ||y - y*|| <= ||r|| / (1 - damping), and normalizing at most doubles it.
         """
