@@ -53,6 +53,8 @@ def dump(out: Path) -> None:
     for s in suite_sets(settings):
         per = rows.setdefault(s.name, {n: [] for n in STRATEGIES})
         for case in s.cases():
+            # As suite.run_set configures a set, written out: the other revision runs this dumper against its own
+            # suite.py, so only what every revision's suite.py has (suite_sets) may be imported from it.
             config = RunConfig(strategies=STRATEGIES, retrieval_only=True, top_k=TOP,
                                triples="nlp" if s.triples == "nlp" else "precomputed",
                                params={n: get(n).llm_switches(False) for n in STRATEGIES})

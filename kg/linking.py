@@ -111,7 +111,7 @@ def synonym_pairs(vectors: np.ndarray, keys: Sequence[str], threshold: float, to
     best = rank < keep
     pairs: dict[tuple[int, int], float] = {}
     for r, c, s in zip(rows[best].tolist(), cols[best].tolist(), values[best].tolist(), strict=True):
-        pair = (min(r, c), max(r, c))
+        pair = _ordered(r, c)
         if pair not in pairs and may_be_synonyms(keys[pair[0]], keys[pair[1]]):
             pairs[pair] = float(s)
     return [(a, b, s) for (a, b), s in sorted(pairs.items())]
