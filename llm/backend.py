@@ -10,7 +10,7 @@ from .cache import ResponseCache
 from .client import OpenAIClient
 from .embedders import CachingEmbedder, Embedder, LocalMiniLM, ServerEmbedder
 from .errors import LLMError, ServerUnavailable
-from .settings import LOCAL_EMBED_MODEL, Settings, public_url
+from .settings import LOCAL_EMBED_MODEL, LOCAL_EMBED_MODEL_INT8, LOCAL_EMBED_MODELS, Settings, public_url
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +43,10 @@ def response_cache(cache_dir: Path) -> ResponseCache:
     return ResponseCache(Path(cache_dir) / "responses.sqlite")
 
 
-@functools.lru_cache(maxsize=1)
-def local_embedder() -> LocalMiniLM:
-    return LocalMiniLM()
+@functools.lru_cache(maxsize=2)
+def local_embedder(name: str = LOCAL_EMBED_MODEL) -> LocalMiniLM:
+    """One local MiniLM per name and process (LOCAL_EMBED_MODELS)."""
+    return LocalMiniLM(int8_matmuls=name == LOCAL_EMBED_MODEL_INT8)
 
 
 def probe(base_url: str, api_key: str, timeout: float) -> tuple[bool, str, list[str]]:
@@ -92,7 +93,7 @@ def connect(settings: Settings) -> Backend:
 def _embedder(settings: Settings, kind: str, client: OpenAIClient, cache: ResponseCache | None) -> Embedder:
     want_server = settings.embed_backend == "openai" or (
         settings.embed_backend == "auto" and kind == "openai" and settings.embed_model
-        and settings.embed_model != LOCAL_EMBED_MODEL)
+        and settings.embed_model not in LOCAL_EMBED_MODELS)
     if want_server:
         if not settings.embed_model:
             raise ValueError("EMBED_BACKEND=openai needs EMBED_MODEL (the server's embedding model name)")
@@ -103,12 +104,13 @@ def _embedder(settings: Settings, kind: str, client: OpenAIClient, cache: Respon
 
 
 def _local(settings: Settings) -> Embedder:
-    """The local MiniLM, unless the settings name another model (which only a server could serve)."""
-    if settings.embed_model and settings.embed_model != LOCAL_EMBED_MODEL:
-        raise ValueError(f"EMBED_MODEL={settings.embed_model!r} is not the local {LOCAL_EMBED_MODEL}, and no "
-                         "server embeds here: set EMBED_BACKEND=openai with a server that serves it, or leave "
+    """The local MiniLM the settings name (LOCAL_EMBED_MODEL when they name none); another model only a server
+    could serve is an error."""
+    if settings.embed_model and settings.embed_model not in LOCAL_EMBED_MODELS:
+        raise ValueError(f"EMBED_MODEL={settings.embed_model!r} is not a local model ({', '.join(LOCAL_EMBED_MODELS)}),"
+                         " and no server embeds here: set EMBED_BACKEND=openai with a server that serves it, or leave "
                          "EMBED_MODEL empty")
-    return local_embedder()
+    return local_embedder(settings.embed_model or LOCAL_EMBED_MODEL)
 
 
 def embedder_only(settings: Settings) -> Embedder:

@@ -30,7 +30,9 @@ def public_url(url: str) -> str:
 
 BACKENDS = ("auto", "openai", "embedded")
 EMBED_BACKENDS = ("auto", "openai", "local")
-LOCAL_EMBED_MODEL = "all-MiniLM-L6-v2"
+LOCAL_EMBED_MODEL = "all-MiniLM-L6-v2"             # float32 compute (llm/embedders.py: LocalMiniLM)
+LOCAL_EMBED_MODEL_INT8 = "all-MiniLM-L6-v2-int8"   # the same model multiplying in int8: ~2x faster, cosine ~0.995
+LOCAL_EMBED_MODELS = (LOCAL_EMBED_MODEL, LOCAL_EMBED_MODEL_INT8)
 
 
 def url_credentials(url: str) -> tuple[str, str] | None:

