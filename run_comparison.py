@@ -21,8 +21,9 @@ from core.contract import TRIPLE_SOURCES
 from core.storage import Storage
 from core.types import Case, ProgressUpdate, Question
 from kg import KNOWLEDGE_GRAPH, missing_triples
-from kg.build import NLP_ABOVE_PASSAGES, extraction_estimate, triples_source
+from kg.build import NLP_ABOVE_PASSAGES, triples_source
 from lab import registry
+from lab.estimates import build_estimate
 from lab.report import build_report, describe_build, round_text, to_markdown
 from lab.runner import Lab, RunConfig
 from llm import (
@@ -249,10 +250,10 @@ def build_and_evaluate(args: argparse.Namespace, case: Case, config: RunConfig, 
                        questions: list[Question]) -> tuple[Lab, list | None]:
     """Build every index (the cost said first), write the graph if asked, answer the questions (None: none)."""
     if any(registry.get(n).uses_triples for n in config.strategies):
-        source = triples_source(config.triples, case, backend is not None)
-        cost = extraction_estimate(case, source, backend.extraction_model if backend else "")
-        print(f"knowledge graph triples: {source}" + (f"; a first build costs {cost} (a saved graph loads in "
-                                                      "seconds)" if cost else ""))
+        print(f"knowledge graph triples: {triples_source(config.triples, case, backend is not None)}")
+    cost = build_estimate(case, config.strategies, config.triples, embedder.name,
+                          backend.extraction_model if backend else "", has_chat=backend is not None)
+    print(f"a first build: {cost} (a saved one loads in seconds)")
     try:
         lab = Lab(case, settings, config, embedder=embedder, backend=backend, storage=storage)
         bars = ProgressBars(enabled=not args.quiet)

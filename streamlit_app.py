@@ -27,6 +27,7 @@ from core.contract import Param, Strategy
 from core.types import Case, Explanation, Question
 from kg.build import NLP_ABOVE_PASSAGES, extraction_estimate, triples_source
 from kg.visual import ROUND_COLOR_NAMES, graph_html
+from lab.estimates import build_estimate
 from lab.registry import DEFAULT_STRATEGIES, REGISTRY
 from lab.report import build_report, describe_build, key_fact_note, path_text, round_text, to_markdown
 from lab.results import StrategyResult
@@ -255,18 +256,6 @@ def triples_choice(case: Case, config: RunConfig, backend: Backend) -> str:
     return choice
 
 
-PASSAGES_EMBEDDED_PER_S = 28   # MiniLM int8 on 2 cores, MuSiQue-length passages (BENCHMARKS.md, nlp scale)
-
-
-def build_estimate(case: Case, config: RunConfig, backend: Backend) -> str:
-    embed = len(case.passages) / PASSAGES_EMBEDDED_PER_S
-    parts = [f"embedding {len(case.passages):,} passages, about {max(1, round(embed))} s"]
-    if any(REGISTRY[n].uses_triples for n in config.strategies):
-        source = triples_source(config.triples, case, has_chat=True)
-        parts.append(extraction_estimate(case, source, backend.extraction_model) or "triples from the case file")
-    return "; ".join(parts)
-
-
 def cell_build(case: Case, settings: Settings, config: RunConfig, backend: Backend) -> tuple[Lab | None, RunConfig]:
     st.header("3 · Build the indexes")
     st.caption("Naive RAG embeds each passage into ChromaDB. Graph strategies ask the LLM for the entities and "
@@ -281,7 +270,8 @@ def cell_build(case: Case, settings: Settings, config: RunConfig, backend: Backe
         if lab is not None:
             store.move_to_end(key)
     if lab is None:
-        st.caption(f"Cost of a first build: {md(build_estimate(case, config, backend))}; a saved one loads in seconds.")
+        cost = build_estimate(case, config.strategies, config.triples, backend.embed_model, backend.extraction_model)
+        st.caption(f"Cost of a first build: {md(cost)}; a saved one loads in seconds.")
     if lab is None and not st.button("Build the indexes", type="primary"):
         st.info("Press the button to build (cached afterwards).")
         return None, config

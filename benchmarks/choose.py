@@ -8,6 +8,13 @@ moves the mean).
 runs the suite (benchmarks/suite.py) with the strategy's defaults and once per value, and says for each value
 the suite mean, its gain over the default, the set that fell most, and whether the rule keeps it. A value equal
 to the default is the baseline, not a candidate. With several values kept, the one with the highest mean wins.
+
+    python benchmarks/choose.py --embed-model all-MiniLM-L6-v2-int8
+
+judges a change made for speed, not recall (another local embedder): it runs the whole suite, every strategy, with
+the default embedder and with the candidate, and keeps the candidate only if, for every strategy, no set falls by
+more than MAX_DROP and the suite mean falls by no more than MIN_GAIN (what one document of one question moves it):
+faster, and no worse than noise anywhere.
 """
 from __future__ import annotations
 
@@ -18,7 +25,7 @@ from lab.registry import get
 from llm import Settings, embedder_only
 
 from common import write_result
-from suite import run_set, suite_mean, suite_sets
+from suite import STRATEGIES, run_set, suite_mean, suite_sets
 
 MAX_DROP = 0.02
 # "Rises" means by more than one question can move the mean: one of a multi-hop question's two documents, on a
@@ -57,7 +64,8 @@ def say(label: str, v: Judgement) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--strategy", required=True)
+    p.add_argument("--strategy", help="the strategy whose --grid or --layer is judged")
+    p.add_argument("--embed-model", default="", help="judge this local embedder against the default, for speed")
     p.add_argument("--grid", action="append", default=[], metavar="PARAM=V1,V2,...",
                    help="a parameter and its values (repeatable: each is judged on its own against the defaults)")
     p.add_argument("--layer", action="store_true", help="judge the build option: the deterministic layer under the "
@@ -65,12 +73,16 @@ def main(argv=None) -> int:
     p.add_argument("--sets", default="", help="a subset of the suite (for a quick look; the rule needs them all)")
     p.add_argument("--out", default="", help="the result's name (one --grid only; default choose_STRATEGY_PARAM)")
     args = p.parse_args(argv)
-    strategy = get(args.strategy)
+    if not args.strategy and not args.embed_model:
+        p.error("give --strategy (with --grid or --layer) or --embed-model")
+    strategy = get(args.strategy or "hipporag")
     grids = [(param, values.split(",")) for param, _, values in (g.partition("=") for g in args.grid)]
     for param, _ in grids:
         strategy.param(param)   # an unknown name is refused here, before any work
+    if args.embed_model:
+        return choose_embedder(args.embed_model, args.sets, args.out)
     if not grids and not args.layer:
-        p.error("give a --grid or --layer")
+        p.error("give a --grid, --layer or --embed-model")
     if args.out and len(grids) + args.layer > 1:
         p.error("--out names one result: give one --grid (or --layer) with it")
     settings = Settings.from_env()
@@ -102,6 +114,31 @@ def main(argv=None) -> int:
         write_result(args.out or f"choose_{strategy.name}_{param}",
                      {"strategy": strategy.name, "param": param, "default": default, "pick": pick,
                       "sets": [s.name for s in suite], "base": base, "verdicts": [asdict(v) for v in verdicts]})
+    return 0
+
+
+def choose_embedder(candidate: str, sets: str, out: str) -> int:
+    """The speed rule (module docstring) for another local embedder, every strategy of the suite at its defaults."""
+    settings = Settings.from_env().replace(embed_model="")
+    suite = [s for s in suite_sets(settings) if not sets or s.name in sets.split(",")]
+    runs = {}
+    for name in ("", candidate):
+        chosen = settings.replace(embed_model=name)
+        embedder = embedder_only(chosen)
+        runs[embedder.name] = [run_set(s, STRATEGIES, [], chosen, embedder) for s in suite]
+    if len(runs) != 2:
+        raise SystemExit(f"--embed-model {candidate!r} is the default embedder: nothing to compare")
+    (base_name, base), (_, rows) = runs.items()
+    verdicts = [judge(candidate, base, rows, strategy, min_gain=-MIN_GAIN) for strategy in STRATEGIES]
+    for strategy, v in zip(STRATEGIES, verdicts, strict=True):
+        say(strategy, v)
+    kept = all(v.kept for v in verdicts)
+    print(f"embeddings: {'change to ' + candidate if kept else 'the default stays: ' + base_name}", flush=True)
+    write_result(out or "choose_embed_model",
+                 {"param": "local embedder (speed rule)", "default": base_name, "candidate": candidate,
+                  "pick": candidate if kept else base_name, "sets": [s.name for s in suite],
+                  "base": base, "candidate_rows": rows,
+                  "verdicts": {strategy: asdict(v) for strategy, v in zip(STRATEGIES, verdicts, strict=True)}})
     return 0
 
 

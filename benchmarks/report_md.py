@@ -514,7 +514,9 @@ def _nlp_scale(results, quick: bool, load) -> list[str]:
               [[x["strategy"], x["recall"]["@2"], x["recall"]["@5"], x["recall"]["@10"], x.get("first_pass_s", "-"),
                 x["p50_ms"], x["p95_ms"], ", ".join(f"{k} {v}" for k, v in x.get("stage_p50_ms", {}).items())]
                for x in sc["strategies"]])
-    out += [f"Whole first build and evaluation: {sc['first_run_s']} s, peak RSS {sc['peak_rss_mb']:,} MB; "
+    embedder = f" (embeddings: {sc['embed_model']})" if sc.get("embed_model") else ""
+    out += [f"First run (build, then each question once per strategy){embedder}: {sc['first_run_s']} s, peak RSS "
+            f"{sc['peak_rss_mb']:,} MB; "
             f"extraction {sc['extraction_passages_per_s']} passages/s; graph: {sc['graph']['entities']:,} entities, "
             f"{sc['graph']['facts']:,} facts, {sc['graph']['edges']:,} edges. The second build (nothing recomputed): "
             f"{sc['second_build_s']} s.", ""]

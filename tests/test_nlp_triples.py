@@ -4,9 +4,11 @@ import pytest
 from core.storage import Storage
 from core.types import Passage
 from kg import nlp
-from kg.build import NLP_ABOVE_PASSAGES, extraction_estimate, triples_source
+from kg.build import NLP_ABOVE_PASSAGES, duration_text, extraction_estimate, triples_source
+from lab.estimates import EMBED_RATES, GRAPH_TEXTS_PER_WORD, build_estimate
 from lab.runner import Lab, RunConfig
 from llm import Settings, connect, embedder_only
+from llm.settings import LOCAL_EMBED_MODEL
 
 from conftest import reply
 from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, make_case
@@ -75,6 +77,26 @@ def test_the_estimate_is_said_in_words_before_the_work():
     assert llm.startswith(f"OpenIE with qwen: about 45 s a document on the embedded model, {len(case.documents)} "
                           f"documents: about ")
     assert extraction_estimate(case, "precomputed") == ""
+
+
+def test_the_whole_build_is_estimated_from_words_and_the_embedder_rate():
+    case = make_case(BRIDGE_DOCS, [BRIDGE_QUESTION])
+    words = sum(len(p.embedding_text.split()) for p in case.passages)
+    n = len(case.passages)
+    assert build_estimate(case, ("naive",), "auto", LOCAL_EMBED_MODEL) == f"embedding {n} passages, about 1 s"
+    graph = build_estimate(case, ("naive", "hipporag"), "nlp", LOCAL_EMBED_MODEL).split("; ")
+    assert graph[1] == extraction_estimate(case, "nlp")
+    assert graph[2] == f"embedding the graph's ~{round(words * GRAPH_TEXTS_PER_WORD, -1):,.0f} entities and facts, " \
+                       "about 1 s"
+    # a server's embedder has no measured rate here: the size is said, not a time
+    assert build_estimate(case, ("naive",), "auto", "nomic-embed") == f"embedding {n} passages with nomic-embed"
+    # a long corpus in minutes: 455,000 words at the measured rate
+    big = make_case([{"id": f"D{i}", "title": "Report", "text": " ".join(["word"] * 500)} for i in range(910)])
+    big_words = sum(len(p.embedding_text.split()) for p in big.passages)
+    assert big_words >= 455_000
+    assert build_estimate(big, ("naive",), "auto", LOCAL_EMBED_MODEL) == \
+        f"embedding {len(big.passages):,} passages, about {duration_text(big_words / EMBED_RATES[LOCAL_EMBED_MODEL][0])}"
+    assert "minutes" in build_estimate(big, ("naive",), "auto", LOCAL_EMBED_MODEL)
 
 
 def test_auto_takes_spacy_for_a_large_case_or_without_a_chat_model():
