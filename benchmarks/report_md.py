@@ -536,6 +536,29 @@ def _nlp_scale(results, quick: bool, load) -> list[str]:
     return out
 
 
+def _embedders(results, quick: bool, load) -> list[str]:
+    """The local embedders: speed and agreement on real text, then the suite's verdict on the int8 one."""
+    speed, verdict = load(results, "embed_speed"), load(results, "choose_embed_model")
+    if not speed and not verdict:
+        return []
+    out = ["## The local embedders: float32 or int8 arithmetic", ""]
+    if speed:
+        out += [speed["command_note"] + ": passages are 2Wiki corpus passages, facts are musique_train100's published "
+                "triples as \"subject relation object\"; cosine against the float32 vectors.", ""]
+        out += _t(["embedder", "name", "texts", "count", "seconds", "texts/s", "words/s", "cosine mean", "cosine min"],
+                  [[x["embedder"], x["name"], x["texts"], x["count"], x["seconds"], x["texts_per_s"], x["words_per_s"],
+                    x["cosine_mean"], x["cosine_min"]] for x in speed["rows"]])
+    if verdict:
+        out += [f"The development suite at every strategy's defaults, {verdict['default']} against "
+                f"{verdict['candidate']} (`python benchmarks/choose.py --embed-model {verdict['candidate']}`). The "
+                "speed rule keeps the candidate only if, for every strategy, no set falls by more than 0.02 and the "
+                f"suite mean falls by no more than 0.004. Verdict: **{verdict['pick']}**.", ""]
+        out += _t(["strategy", "mean Recall@5, candidate", "change", "worst set", "its change", "kept"],
+                  [[name, v["mean"], f"{v['gain']:+.4f}", v["worst_set"], f"{-v['worst_drop']:+.4f}",
+                    "yes" if v["kept"] else "no"] for name, v in verdict["verdicts"].items()])
+    return out
+
+
 def _summary(results, quick: bool, load) -> list[str]:
     """One screen: per set, naive, the best retriever without a graph, and HippoRAG on each kind of triples."""
     pub, nlp, gen = load(results, "retrieval"), load(results, "retrieval_nlp"), load(results, "generated")
@@ -776,8 +799,8 @@ def _choose(results, quick: bool, load) -> list[str]:
 
 
 # BENCHMARKS.md's sections in order; the tuning sections (how defaults were chosen) go to docs/tuning.md.
-MAIN_SECTIONS = (_summary, _suite, _retrieval, _nlp_triples, _nlp_scale, _retrieval_uncached, _retrieval_llm, _ppr_scale,
-                 _walk_agreement,
+MAIN_SECTIONS = (_summary, _suite, _retrieval, _nlp_triples, _nlp_scale, _embedders, _retrieval_uncached, _retrieval_llm,
+                 _ppr_scale, _walk_agreement,
                  _indexing, _indexing_builds, lambda results, quick, load: _answer_scoring(), _answer_step, _llm_speed,
                  _generated, _openie_quality, _first_words, _app_idle, _bundled_ceiling, _flagship, _investigation)
 TUNING_SECTIONS = (_choose, _hybrid_grid, _tuning_grids, _dense_power, _feedback, _sensitivity, _investigation_choose)
