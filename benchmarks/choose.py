@@ -134,7 +134,7 @@ def choose_embedder(candidate: str, sets: str, out: str) -> int:
         say(strategy, v)
     kept = all(v.kept for v in verdicts)
     print(f"embeddings: {'change to ' + candidate if kept else 'the default stays: ' + base_name}", flush=True)
-    write_result(out or "choose_embed_model",
+    write_result(out or "embedder_choice",   # not choose_*: those are the strategies' parameter runs
                  {"param": "local embedder (speed rule)", "default": base_name, "candidate": candidate,
                   "pick": candidate if kept else base_name, "sets": [s.name for s in suite],
                   "base": base, "candidate_rows": rows,

@@ -514,8 +514,8 @@ def _nlp_scale(results, quick: bool, load) -> list[str]:
               [[x["strategy"], x["recall"]["@2"], x["recall"]["@5"], x["recall"]["@10"], x.get("first_pass_s", "-"),
                 x["p50_ms"], x["p95_ms"], ", ".join(f"{k} {v}" for k, v in x.get("stage_p50_ms", {}).items())]
                for x in sc["strategies"]])
-    embedder = f" (embeddings: {sc['embed_model']})" if sc.get("embed_model") else ""
-    out += [f"First run (build, then each question once per strategy){embedder}: {sc['first_run_s']} s, peak RSS "
+    embedder = f"; embeddings {sc['embed_model']}" if sc.get("embed_model") else ""
+    out += [f"First run (build, then each question once per strategy{embedder}): {sc['first_run_s']} s, peak RSS "
             f"{sc['peak_rss_mb']:,} MB; "
             f"extraction {sc['extraction_passages_per_s']} passages/s; graph: {sc['graph']['entities']:,} entities, "
             f"{sc['graph']['facts']:,} facts, {sc['graph']['edges']:,} edges. The second build (nothing recomputed): "
@@ -560,7 +560,7 @@ def _nlp_scale_beside(sc: dict, other: dict) -> list[str]:
 
 def _embedders(results, quick: bool, load) -> list[str]:
     """The local embedders: speed and agreement on real text, then the suite's verdict on the int8 one."""
-    speed, verdict = load(results, "embed_speed"), load(results, "choose_embed_model")
+    speed, verdict = load(results, "embed_speed"), load(results, "embedder_choice")
     if not speed and not verdict:
         return []
     out = ["## The local embedders: float32 or int8 arithmetic", ""]

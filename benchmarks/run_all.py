@@ -44,7 +44,7 @@ RUNS = [
     ("bundled_ceiling", "bundled_ceiling.py", [], []),
     ("suite", "suite.py", [], None),   # the development suite; its first run extracts nothing: the OpenIE is cached
     ("embed_speed", "embed_speed.py", [], None),
-    ("choose_embed_model", "choose.py", ["--embed-model", "all-MiniLM-L6-v2-int8"], None),   # the int8 embedder
+    ("embedder_choice", "choose.py", ["--embed-model", "all-MiniLM-L6-v2-int8"], None),   # the int8 embedder
     ("nlp_scale", "nlp_scale.py", [], None),   # the 6,269-passage corpus and the synthetic curve (~15 minutes)
     ("generated", "generated.py", ["--seeds", "1-10"], None),
     # The loop's merge was chosen on seeds 100-101 (docs/investigate.md); 1-10 and the rest report.

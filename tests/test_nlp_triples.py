@@ -8,7 +8,7 @@ from kg.build import NLP_ABOVE_PASSAGES, duration_text, extraction_estimate, tri
 from lab.estimates import EMBED_RATES, GRAPH_TEXTS_PER_WORD, build_estimate
 from lab.runner import Lab, RunConfig
 from llm import Settings, connect, embedder_only
-from llm.settings import LOCAL_EMBED_MODEL
+from llm.settings import LOCAL_EMBED_MODEL, LOCAL_EMBED_MODEL_INT8
 
 from conftest import reply
 from helpers import BRIDGE_DOCS, BRIDGE_QUESTION, make_case
@@ -96,7 +96,11 @@ def test_the_whole_build_is_estimated_from_words_and_the_embedder_rate():
     assert big_words >= 455_000
     assert build_estimate(big, ("naive",), "auto", LOCAL_EMBED_MODEL) == \
         f"embedding {len(big.passages):,} passages, about {duration_text(big_words / EMBED_RATES[LOCAL_EMBED_MODEL][0])}"
-    assert "minutes" in build_estimate(big, ("naive",), "auto", LOCAL_EMBED_MODEL)
+    # minutes of embedding: the faster embedder is named, and not where it is already the one
+    graph_build = build_estimate(big, ("naive", "hipporag"), "nlp", LOCAL_EMBED_MODEL)
+    assert "minutes" in graph_build and f"EMBED_MODEL={LOCAL_EMBED_MODEL_INT8} embeds" in graph_build
+    assert "EMBED_MODEL=" not in build_estimate(big, ("naive", "hipporag"), "nlp", LOCAL_EMBED_MODEL_INT8)
+    assert "EMBED_MODEL=" not in build_estimate(case, ("naive", "hipporag"), "nlp", LOCAL_EMBED_MODEL)
 
 
 def test_auto_takes_spacy_for_a_large_case_or_without_a_chat_model():
