@@ -20,8 +20,9 @@ from .retriever import UNLIMITED_TOKENS, HubmeshRetriever, HubmeshSettings
 
 def build(ctx: BuildContext, params: Mapping[str, Value]) -> HubmeshRetriever:
     from hubmesh import Document, Planner
-    from hubmesh.adapters import ChromaStore
     from hubmesh.kg import build_entity_kg
+
+    from .store import PreloadedStore
 
     started = time.perf_counter()
     index = ctx.shared(VECTOR_INDEX)
@@ -32,9 +33,9 @@ def build(ctx: BuildContext, params: Mapping[str, Value]) -> HubmeshRetriever:
     else:
         found = spacy_mentions(passages, ctx.storage.ner_dir)
     kg = build_entity_kg([Document(id=p.id, text=p.text) for p in passages], nlp=SavedMentions(found))
-    planner = Planner(store=ChromaStore(index.client, index.collection), kg=kg, nlp=load_spacy())
+    planner = Planner(store=PreloadedStore(index.client, index.collection, index.vectors()), kg=kg, nlp=load_spacy())
     retriever = HubmeshRetriever(planner, kg, index, ctx.embedder, settings_with(HubmeshSettings(), params))
-    if passages:   # one query at build time loads every passage vector from Chroma, so the first question is quick
+    if passages:   # one query at build time makes hubmesh's document matrix, so the first question is quick
         planner.retrieve(passages[0].text[:200], top_k=1, budget_tokens=UNLIMITED_TOKENS,
                          query_vec=ctx.embedder.embed([passages[0].text[:200]])[0])
     entities = sum(1 for n in kg.graph.nodes if str(n).startswith("ent:"))

@@ -186,6 +186,11 @@ class VectorIndex:
     def count(self) -> int:
         return self.collection.count()
 
+    def vectors(self) -> dict[str, np.ndarray]:
+        """Every passage's stored vector by id, in one read (not one call a passage)."""
+        got = self.collection.get(include=["embeddings"])
+        return {pid: np.asarray(v, dtype=np.float32) for pid, v in zip(got["ids"], got["embeddings"], strict=True)}
+
     def search(self, vectors: np.ndarray, top_k: int) -> list[list[tuple[str, float]]]:
         """For each query vector, the top-k (passage id, cosine similarity), best first."""
         n = min(top_k, self.count())

@@ -70,3 +70,31 @@ def test_documents_without_entities_fall_back_to_cosine(tmp_path):
     assert reports["hubmesh entity graph"].counts["entities"] == 0
     r = lab.ask(lab.case.questions[0]).results["hubmesh"]
     assert "no entity" in r.explanation.fallback and r.passages[0] == "A"
+
+
+def test_hubmesh_reads_every_vector_in_one_call_and_ranks_as_the_package_adapter_does(tmp_path, monkeypatch):
+    """The preloaded store answers hubmesh from one bulk read of the collection: the same vectors, so the same
+    ranking as the package's own ChromaStore, which asks Chroma once a passage."""
+    from hubmesh.adapters import ChromaStore
+
+    import hubmesh_rag.store as store
+    lab, _ = lab_for(tmp_path)
+    preloaded = lab.ask(lab.case.questions[0]).results["hubmesh"]
+    retriever = lab.retrievers["hubmesh"]
+    calls = []
+    real_get = retriever.index.collection.get
+    monkeypatch.setattr(retriever.index.collection, "get", lambda *a, **k: calls.append(k) or real_get(*a, **k))
+    vectors = retriever.index.vectors()
+    assert len(calls) == 1 and set(vectors) == {p.id for p in lab.case.passages}
+    one_by_one = ChromaStore(retriever.index.client, retriever.index.collection)
+    for pid, v in vectors.items():
+        assert (one_by_one.vector_of(pid) == v).all()
+    # a passage the preloaded vectors lack still comes from Chroma
+    assert (store.PreloadedStore(retriever.index.client, retriever.index.collection, {}).vector_of("G1")
+            == vectors["G1"]).all()
+    made = []
+    monkeypatch.setattr(store, "PreloadedStore", lambda client, collection, _: made.append(1) or ChromaStore(
+        client, collection))
+    lab_plain, _ = lab_for(tmp_path / "plain")
+    plain = lab_plain.ask(lab_plain.case.questions[0]).results["hubmesh"]
+    assert made and plain.passages == preloaded.passages and plain.scores == preloaded.scores
