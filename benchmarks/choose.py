@@ -73,16 +73,18 @@ def main(argv=None) -> int:
     p.add_argument("--sets", default="", help="a subset of the suite (for a quick look; the rule needs them all)")
     p.add_argument("--out", default="", help="the result's name (one --grid only; default choose_STRATEGY_PARAM)")
     args = p.parse_args(argv)
-    if not args.strategy and not args.embed_model:
+    if args.embed_model:
+        if args.strategy or args.grid or args.layer:
+            p.error("--embed-model judges every strategy at its defaults: give it alone")
+        return choose_embedder(args.embed_model, args.sets, args.out)
+    if not args.strategy:
         p.error("give --strategy (with --grid or --layer) or --embed-model")
-    strategy = get(args.strategy or "hipporag")
+    strategy = get(args.strategy)
     grids = [(param, values.split(",")) for param, _, values in (g.partition("=") for g in args.grid)]
     for param, _ in grids:
         strategy.param(param)   # an unknown name is refused here, before any work
-    if args.embed_model:
-        return choose_embedder(args.embed_model, args.sets, args.out)
     if not grids and not args.layer:
-        p.error("give a --grid, --layer or --embed-model")
+        p.error("give a --grid or --layer")
     if args.out and len(grids) + args.layer > 1:
         p.error("--out names one result: give one --grid (or --layer) with it")
     settings = Settings.from_env()

@@ -9,15 +9,15 @@ from .registry import get
 
 # Passage words and graph texts (entities and facts, a few words each) embedded a second by the local embedders on
 # this project's 2-core machines, end to end (index and graph writes included): the 6,269-passage 2Wiki corpus
-# (455k words, 131k graph texts) by `python benchmarks/nlp_scale.py` (99.4 s and 207 s) and its int8 run (65.0 s and
-# 133 s). A server's speed is not known before it runs.
-EMBED_RATES = {LOCAL_EMBED_MODEL: (4_600, 640), LOCAL_EMBED_MODEL_INT8: (7_000, 990)}
+# (455k words, 131k graph texts) by `python benchmarks/nlp_scale.py` (99.3 s and 199 s) and its int8 run (70.1 s and
+# 147 s). A server's speed is not known before it runs.
+EMBED_RATES = {LOCAL_EMBED_MODEL: (4_600, 660), LOCAL_EMBED_MODEL_INT8: (6_500, 890)}
 # Graph texts a passage word makes: spaCy's graph of that corpus had 52,839 entities and 78,628 facts for 434,519
 # words; a file's triples make about one fact and 0.7 entities each (musique_train100's published triples).
 GRAPH_TEXTS_PER_WORD = 0.30
 GRAPH_TEXTS_PER_TRIPLE = 1.7
-# Where embedding alone would take longer than this (two minutes: a wait where ~1.7x saves a minute or more), the
-# estimate names the faster int8 embedder.
+# Where embedding alone would take longer than this (two minutes, of which the int8 embedder saves a third or more),
+# the estimate names it.
 SUGGEST_INT8_ABOVE_S = 120
 
 
