@@ -15,16 +15,22 @@ judges a change made for speed, not recall (another local embedder): it runs the
 the default embedder and with the candidate, and keeps the candidate only if, for every strategy, no set falls by
 more than MAX_DROP and the suite mean falls by no more than MIN_GAIN (what one document of one question moves it):
 faster, and no worse than noise anywhere.
+
+    python benchmarks/choose.py --speed-change suite_before_edge_only suite --out edge_only_choice
+
+judges a code change made for speed by the same rule, on two saved runs of the whole suite (benchmarks/suite.py
+--out NAME before the change, then after it): results/NAME.json.
 """
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import asdict, dataclass
 
 from lab.registry import get
 from llm import Settings, embedder_only
 
-from common import write_result
+from common import RESULTS, write_result
 from suite import STRATEGIES, run_set, suite_mean, suite_sets
 
 MAX_DROP = 0.02
@@ -71,8 +77,15 @@ def main(argv=None) -> int:
     p.add_argument("--layer", action="store_true", help="judge the build option: the deterministic layer under the "
                    "sets' OpenIE and published triples (--triples precomputed+nlp)")
     p.add_argument("--sets", default="", help="a subset of the suite (for a quick look; the rule needs them all)")
+    p.add_argument("--speed-change", nargs=2, metavar=("BEFORE", "AFTER"),
+                   help="judge a change made for speed on two saved suite runs (results/BEFORE.json, AFTER.json)")
     p.add_argument("--out", default="", help="the result's name (one --grid only; default choose_STRATEGY_PARAM)")
     args = p.parse_args(argv)
+    if args.speed_change:
+        if args.strategy or args.grid or args.layer or args.embed_model or not args.out:
+            p.error("--speed-change judges two saved runs: give it alone, with --out")
+        before, after = args.speed_change
+        return judge_speed_change(before, after, args.out)
     if args.embed_model:
         if args.strategy or args.grid or args.layer:
             p.error("--embed-model judges every strategy at its defaults: give it alone")
@@ -131,17 +144,38 @@ def choose_embedder(candidate: str, sets: str, out: str) -> int:
     if len(runs) != 2:
         raise SystemExit(f"--embed-model {candidate!r} is the default embedder: nothing to compare")
     (base_name, base), (_, rows) = runs.items()
-    verdicts = [judge(candidate, base, rows, strategy, min_gain=-MIN_GAIN) for strategy in STRATEGIES]
-    for strategy, v in zip(STRATEGIES, verdicts, strict=True):
-        say(strategy, v)
-    kept = all(v.kept for v in verdicts)
+    kept, verdicts = speed_rule(candidate, base, rows, STRATEGIES)
     print(f"embeddings: {'change to ' + candidate if kept else 'the default stays: ' + base_name}", flush=True)
     write_result(out or "embedder_choice",   # not choose_*: those are the strategies' parameter runs
                  {"param": "local embedder (speed rule)", "default": base_name, "candidate": candidate,
                   "pick": candidate if kept else base_name, "sets": [s.name for s in suite],
-                  "base": base, "candidate_rows": rows,
-                  "verdicts": {strategy: asdict(v) for strategy, v in zip(STRATEGIES, verdicts, strict=True)}})
+                  "base": base, "candidate_rows": rows, "verdicts": verdicts})
     return 0
+
+
+def judge_speed_change(before: str, after: str, out: str) -> int:
+    """The speed rule on two saved runs of the whole suite, every strategy both have."""
+    runs = [json.loads((RESULTS / f"{name}.json").read_text()) for name in (before, after)]
+    sets = [[r["set"] for r in run["rows"]] for run in runs]
+    if sets[0] != sets[1]:
+        raise SystemExit(f"{before} and {after} ran other sets ({sets[0]} vs {sets[1]}): run the whole suite twice")
+    strategies = tuple(s for s in runs[0]["mean"] if s in runs[1]["mean"])
+    kept, verdicts = speed_rule(after, runs[0]["rows"], runs[1]["rows"], strategies)
+    print(f"{after} against {before}: {'kept' if kept else 'not kept'}", flush=True)
+    write_result(out, {"param": f"code change (speed rule): {after} against {before}", "default": before,
+                       "candidate": after, "pick": after if kept else before, "sets": sets[0],
+                       "base": runs[0]["rows"], "candidate_rows": runs[1]["rows"], "verdicts": verdicts,
+                       "environments": {before: runs[0].get("environment"), after: runs[1].get("environment")}})
+    return 0
+
+
+def speed_rule(candidate: str, base: list[dict], rows: list[dict], strategies: tuple[str, ...]
+               ) -> tuple[bool, dict[str, dict]]:
+    """Each strategy judged with a fall of up to MIN_GAIN allowed; kept when every strategy is."""
+    verdicts = {strategy: judge(candidate, base, rows, strategy, min_gain=-MIN_GAIN) for strategy in strategies}
+    for strategy, v in verdicts.items():
+        say(strategy, v)
+    return all(v.kept for v in verdicts.values()), {strategy: asdict(v) for strategy, v in verdicts.items()}
 
 
 if __name__ == "__main__":

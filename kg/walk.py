@@ -224,8 +224,8 @@ class HippoRAGRetriever:
                  ex: Explanation) -> np.ndarray | None:
         g = self.graph
         question = queries[0]
-        if not g.facts:
-            ex.fallback = "the graph has no facts: ranked by dense similarity"
+        if not g.matched_facts:
+            ex.fallback = "the graph has no facts to match: ranked by dense similarity"
             return None
         named = sorted(set().union(*(g.phrases_named_in(q) for q in queries))) if cfg.question_mentions else []
         how = f"top {cfg.top_facts} facts per query by embedding" + (

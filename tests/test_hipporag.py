@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from core.storage import Storage
-from core.types import PathStep
+from core.types import PathStep, Triple
 from hipporag import ChatModel, HippoConfig, HippoRAGRetriever
 from indexes import VectorIndex, open_chroma
 from kg import build_graph, build_or_load, passage_triples
+from kg.nlp import CO_OCCURRENCE
 from kg.normalize import normalize_entity
 from kg.openie import extract
 from kg.ppr import PPRMatrix
@@ -185,6 +186,29 @@ def test_saved_graph_loads_without_embedding(tmp_path, embedder):
     assert not first.loaded and second.loaded and spent > 0 and counting.texts == spent
     assert second.graph.stats() == first.graph.stats()
     assert np.allclose(second.graph.fact_vectors, first.graph.fact_vectors)
+
+
+def test_co_occurrence_facts_join_the_walk_but_get_no_vector(tmp_path, embedder):
+    triples = [("D1", "Hucbert", CO_OCCURRENCE, "St. Maurice"), ("D1", "Hucbert", "was abbot of", "St. Maurice Abbey"),
+               ("D2", "St. Maurice", CO_OCCURRENCE, "Valais"), ("D2", "Valais", "is a canton of", "Switzerland")]
+    case = make_case([{"id": "D1", "text": "Hucbert, St. Maurice"}, {"id": "D2", "text": "St. Maurice, Valais"}])
+    counting = CountingEmbedder(embedder)
+    build = build_or_load(passages=case.passages, fingerprint=case.fingerprint, embedder=counting, folder=tmp_path,
+                          precomputed=[Triple(d, s, r, o) for d, s, r, o in triples])
+    g = build.graph
+    assert [f.relation for f in g.facts] == ["was abbot of", "is a canton of", CO_OCCURRENCE, CO_OCCURRENCE]
+    assert g.matched_facts == 2 and g.fact_vectors.shape[0] == 2
+    assert g.stats()["relation_edges"] == 4                   # every fact is an edge of the walk
+    every = g.all_fact_vectors()                               # what Vector Graph RAG stores: one per relation
+    assert every.shape == (4, g.phrase_vectors.shape[1]) and np.array_equal(every[:2], g.fact_vectors)
+    assert np.allclose(np.linalg.norm(every, axis=1), 1.0, atol=1e-5)
+    last = g.facts[3]                                          # St. Maurice appears with Valais: its two names
+    assert set(np.argsort(-(g.phrase_vectors @ every[3]))[:2]) == {last.subject, last.object}
+    assert build_or_load(passages=case.passages, fingerprint=case.fingerprint, embedder=counting, folder=tmp_path,
+                         precomputed=[Triple(d, s, r, o) for d, s, r, o in triples]).loaded
+    only_edges = build_graph([t for t in triples if t[2] == CO_OCCURRENCE], case.passages, embedder)
+    r = HippoRAGRetriever(only_edges, embedder, HippoConfig(llm_filter=False)).retrieve("Hucbert?", top_k=2)
+    assert "no facts to match" in r.explanation.fallback and len(r.ids) == 2
 
 
 def test_no_seed_falls_back_to_dense(embedder):

@@ -68,8 +68,8 @@ class VectorGraphStore:
         self._write("entities", [f"e{i}" for i in range(len(g.phrases))], g.phrases, g.phrase_vectors,
                     [{"relation_ids": json.dumps(relations_of.get(i, []))} for i in range(len(g.phrases))])
         self._write("relations", [f"r{n}" for n in range(len(g.facts))], [f.text(g.phrases) for f in g.facts],
-                    g.fact_vectors, [{"subject_id": f"e{f.subject}", "object_id": f"e{f.object}",
-                                      "passage_ids": json.dumps(f.passages)} for f in g.facts])
+                    g.all_fact_vectors(), [{"subject_id": f"e{f.subject}", "object_id": f"e{f.object}",
+                                            "passage_ids": json.dumps(f.passages)} for f in g.facts])
         self._write("passages", g.passage_ids, g.passage_ids, g.passage_vectors,
                     [{"entity_ids": json.dumps(sorted(passage_entities[pid])),
                       "relation_ids": json.dumps(passage_relations[pid])} for pid in g.passage_ids])
