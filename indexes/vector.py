@@ -125,7 +125,7 @@ class VectorIndex:
         return cosine_collection(self.client, self.name, self._metadata)
 
     def sync(self, passages: Sequence[Passage], progress: Progress | None = None,
-             batch_size: int = 64) -> SyncReport:
+             batch_size: int = 256) -> SyncReport:
         """Make the collection hold exactly ``passages``, embedding only what is new or changed.
 
         A collection Chroma cannot read (damaged files) is dropped and built again, with a warning.
@@ -155,7 +155,10 @@ class VectorIndex:
         if stale:
             self.collection.delete(ids=stale)
             report.deleted = len(stale)
-        todo = [p for p in passages if existing.get(p.id) != _passage_hash(p)]
+        # Shortest first: each batch then holds passages of one length, as the embedder would order them in one
+        # call (in the case's order, batches padded to their longest passage cost the 2Wiki corpus 77 s, not 60).
+        todo = sorted((p for p in passages if existing.get(p.id) != _passage_hash(p)),
+                      key=lambda p: len(p.embedding_text))
         report.unchanged = len(passages) - len(todo)
         report.added = sum(1 for p in todo if p.id not in existing)
         report.updated = len(todo) - report.added
