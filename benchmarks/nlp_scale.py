@@ -103,7 +103,8 @@ def corpus_run(settings: Settings) -> dict:
             "strategies": rows,
             "first_run_s": first_s, "second_build_s": second_s, "peak_rss_mb": peak_rss_mb(),
             "extraction_passages_per_s": round(len(case.passages) / extraction_s, 1),
-            "graph": {"entities": counts["entities"], "facts": counts["facts"], "edges": counts["edges"]},
+            "graph": {"entities": counts["entities"], "facts": counts["facts"],
+                      "embedded_facts": counts["embedded_facts"], "edges": counts["edges"]},
             "command_note": f"`python benchmarks/nlp_scale.py` (one process, fresh data and cache folders): "
                             f"{', '.join(STRATEGIES)} on --triples nlp, retrieval only, {len(case.questions)} questions, "
                             "top-10 retrieved for the recalls (the first pass over the questions); the first run is "
@@ -150,7 +151,7 @@ def curve(settings: Settings, sizes: tuple[int, ...]) -> list[dict]:
         rows.append({"passages": n, "words": sum(len(p.text.split()) for p in passages),
                      "extract_s": round(extract_s, 1), "embed_passages_s": round(embed_s, 1),
                      "graph_s": round(graph_s, 1), "entities": len(graph.phrases), "facts": len(graph.facts),
-                     "peak_rss_mb": peak_rss_mb()})
+                     "embedded_facts": graph.matched_facts, "peak_rss_mb": peak_rss_mb()})
         print(rows[-1], flush=True)
     return rows
 

@@ -209,7 +209,7 @@ class KnowledgeGraph:
     def stats(self) -> dict:
         rows, _, _, kinds = self.edges()
         return {"entities": len(self.phrases), "passages": len(self.passage_ids), "facts": len(self.facts),
-                "edges": len(rows), "relation_edges": kinds.count("relation"),
+                "embedded_facts": self.matched_facts, "edges": len(rows), "relation_edges": kinds.count("relation"),
                 "mention_edges": kinds.count("mention"), "synonym_edges": kinds.count("synonym")}
 
 

@@ -198,7 +198,7 @@ def test_co_occurrence_facts_join_the_walk_but_get_no_vector(tmp_path, embedder)
     g = build.graph
     assert [f.relation for f in g.facts] == ["was abbot of", "is a canton of", CO_OCCURRENCE, CO_OCCURRENCE]
     assert g.matched_facts == 2 and g.fact_vectors.shape[0] == 2
-    assert g.stats()["relation_edges"] == 4                   # every fact is an edge of the walk
+    assert g.stats()["relation_edges"] == 4 and g.stats()["embedded_facts"] == 2   # every fact is an edge
     every = g.all_fact_vectors()                               # what Vector Graph RAG stores: one per relation
     assert every.shape == (4, g.phrase_vectors.shape[1]) and np.array_equal(every[:2], g.fact_vectors)
     assert np.allclose(np.linalg.norm(every, axis=1), 1.0, atol=1e-5)
