@@ -521,6 +521,16 @@ def _nlp_scale(results, quick: bool, load) -> list[str]:
             f"{sc['graph']['facts']:,} facts{_embedded(sc['graph'])}, {sc['graph']['edges']:,} edges. The second build "
             "(nothing recomputed): "
             f"{sc['second_build_s']} s.", ""]
+    edge_only = load(results, "edge_only_choice")
+    if edge_only:
+        out += ["Co-occurrence facts (\"A appears with B\", over half of spaCy's facts) join the walk as edges and get no "
+                "embedding (HippoRAG matches questions to the other facts; Vector Graph RAG stores them with their two "
+                "phrases' vectors). Judged by the speed rule (every strategy: no set down by more than 0.02, the suite "
+                "mean down by no more than 0.004) on two whole-suite runs, before and after "
+                f"(`python benchmarks/choose.py --speed-change {edge_only['default']} {edge_only['candidate']} --out "
+                f"edge_only_choice`): **{'kept' if edge_only['pick'] == edge_only['candidate'] else 'not kept'}**.",
+                ""]
+        out += _speed_verdicts(edge_only)
     other = load(results, "nlp_scale_int8")
     if other:
         out += _nlp_scale_beside(sc, other)
@@ -583,10 +593,15 @@ def _embedders(results, quick: bool, load) -> list[str]:
                 f"{verdict['candidate']} (`python benchmarks/choose.py --embed-model {verdict['candidate']}`). The "
                 "speed rule keeps the candidate only if, for every strategy, no set falls by more than 0.02 and the "
                 f"suite mean falls by no more than 0.004. Verdict: **{verdict['pick']}**.", ""]
-        out += _t(["strategy", "mean Recall@5, candidate", "change", "worst set", "its change", "kept"],
-                  [[name, v["mean"], f"{v['gain']:+.4f}", v["worst_set"], f"{-v['worst_drop']:+.4f}",
-                    "yes" if v["kept"] else "no"] for name, v in verdict["verdicts"].items()])
+        out += _speed_verdicts(verdict)
     return out
+
+
+def _speed_verdicts(verdict: dict) -> list[str]:
+    """A speed rule's verdict (choose.py), strategy by strategy."""
+    return _t(["strategy", "mean Recall@5, candidate", "change", "worst set", "its change", "kept"],
+              [[name, v["mean"], f"{v['gain']:+.4f}", v["worst_set"], f"{-v['worst_drop']:+.4f}",
+                "yes" if v["kept"] else "no"] for name, v in verdict["verdicts"].items()])
 
 
 def _summary(results, quick: bool, load) -> list[str]:

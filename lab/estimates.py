@@ -9,22 +9,23 @@ from .registry import get
 
 # Passage words and graph texts (entities and facts, a few words each) embedded a second by the local embedders on
 # this project's 2-core machines, end to end (index and graph writes included): the 6,269-passage 2Wiki corpus
-# (455k words, 131k graph texts) by `python benchmarks/nlp_scale.py` (99.3 s and 199 s) and its int8 run (70.1 s and
-# 147 s). A server's speed is not known before it runs.
-EMBED_RATES = {LOCAL_EMBED_MODEL: (4_600, 660), LOCAL_EMBED_MODEL_INT8: (6_500, 890)}
-# Graph texts a passage word makes: spaCy's graph of that corpus had 52,839 entities and 78,628 facts for 434,519
-# words; a file's triples make about one fact and 0.7 entities each (musique_train100's published triples).
-GRAPH_TEXTS_PER_WORD = 0.30
+# (455k words; 52,839 entities and 35,165 embedded facts) by `python benchmarks/nlp_scale.py` (71.3 s and 125 s) and
+# its int8 run (55.3 s and 91 s). A server's speed is not known before it runs.
+EMBED_RATES = {LOCAL_EMBED_MODEL: (6_400, 700), LOCAL_EMBED_MODEL_INT8: (8_200, 960)}
+# Graph texts a passage word makes: spaCy's graph of that corpus embeds 88,004 (its co-occurrence facts are edges
+# without a vector, kg/graph.py); a file's triples make about one fact and 0.7 entities each (musique_train100's
+# published triples).
+GRAPH_TEXTS_PER_WORD = 0.19
 GRAPH_TEXTS_PER_TRIPLE = 1.7
-# Where embedding alone would take longer than this (two minutes, of which the int8 embedder saves a third or more),
+# Where embedding alone would take longer than this (two minutes, of which the int8 embedder saves about a quarter),
 # the estimate names it.
 SUGGEST_INT8_ABOVE_S = 120
 
 
 def build_estimate(case: Case, strategies: tuple[str, ...], triples: str, embed_model: str,
                    extraction_model: str = "the chat model", has_chat: bool = True) -> str:
-    """"embedding 6,269 passages, about 99 s; spaCy (no LLM): about 75 s ...; embedding the graph's ~131,000
-    entities and facts, about 3 minutes"."""
+    """"embedding 6,269 passages, about 71 s; spaCy (no LLM): about 75 s ...; embedding the graph's ~86,000
+    entities and facts, about 2 minutes"."""
     words = sum(len(p.embedding_text.split()) for p in case.passages)
     passage_rate, graph_rate = EMBED_RATES.get(embed_model, (0, 0))
     embedding_s = words / passage_rate if passage_rate else 0.0
