@@ -700,6 +700,7 @@ def _investigation(results, quick: bool, load) -> list[str]:
                     gen["summary"][key].get("all", "-"), gen["summary"][key]["median_calls"],
                     seconds("generated", key)]
                    for key, label in INVESTIGATION_ROWS if key in gen["summary"]])
+    out += _investigation_ceiling(load(results, "investigation_ceiling"))
     pearl = inv.get("pearl")
     if pearl:
         out += ["The bundled case (the embedded model's cached OpenIE), Recall@3; flagship: the share of D4, D7, D8 "
@@ -722,6 +723,27 @@ def _investigation(results, quick: bool, load) -> list[str]:
         out += _t(["strategy", "Recall@5", "reads", "s"],
                   [[label, mus[key]["by_type"]["all"], mus[key]["median_calls"], seconds("musique", key)]
                    for key, label in INVESTIGATION_ROWS if key in mus])
+    return out
+
+
+def _investigation_ceiling(ceiling: dict | None) -> list[str]:
+    """The loop with a perfect reader at the settings chosen for it, beside the no-LLM rows of the same run."""
+    gen = (ceiling or {}).get("generated")
+    if not ceiling or not gen:
+        return []
+    seeds = gen["rows"]
+    sets = " ".join(f"--set {a}" for a in ceiling["params"])
+    out = [f"What the loop can do with a perfect reader at the settings the choosing grid picked for it "
+           f"(results/investigation_choose_gold.json, seeds 100-101): `python benchmarks/investigation.py --sets "
+           f"generated --seeds {seeds[0]['seed']}-{seeds[-1]['seed']} --strategies {','.join(ceiling['strategies'])} "
+           f"{sets} --out investigation_ceiling` (measured {ceiling['environment']['date']} at "
+           f"{ceiling['environment']['commit']}; no LLM, so every row is of the same code), Recall@3. Its leads and "
+           "sub-questions come from the gold facts of the supporting documents not yet found (a sub-question is such "
+           "a fact itself): an upper bound on reading, not a reader one could build.", ""]
+    summary = gen["summary"]
+    out += _t(["strategy", *TYPES, "Q7", "all"],
+              [[label, *[summary[key].get(t, "-") for t in TYPES], summary[key].get("Q7", "-"),
+                summary[key].get("all", "-")] for key, label in INVESTIGATION_ROWS if key in summary])
     return out
 
 
