@@ -672,13 +672,17 @@ def _investigation(results, quick: bool, load) -> list[str]:
     inv = load(results, "investigation")
     if not inv:
         return []
-    # The readings' seconds as first measured: a rerun serves the same readings from the response cache in ~0 s.
+    # The readings' seconds as first measured: a rerun serves the same readings from the response cache in ~0 s,
+    # and then the first pass's figure stands in for its own.
     first = load(results, "investigation_first_pass") or inv
 
     def seconds(part: str, key: str) -> object:
-        summary = first.get(part, {})
-        summary = summary.get("summary", summary) if part == "generated" else summary
-        return summary.get(key, {}).get("median_llm_s", "-")
+        def median(run: dict) -> object:
+            summary = run.get(part, {})
+            summary = summary.get("summary", summary) if part == "generated" else summary
+            return summary.get(key, {}).get("median_llm_s", "-")
+        own = median(inv)
+        return own if not isinstance(own, (int, float)) or own > 0 else median(first)
     model = inv.get("model") or "no chat model"
     params = f" with `{' '.join('--set ' + a for a in inv['params'])}`" if inv.get("params") else ""
     out = ["## Investigation mode: following leads", "",
@@ -688,7 +692,7 @@ def _investigation(results, quick: bool, load) -> list[str]:
            "walks; `investigate-walk` follows the walk's best leads with no reading; the perfect reader takes the "
            "leads (or, failing those, a gold fact as its sub-question) that open a supporting document not yet "
            "found. Reads: LLM reads per question (median); s: LLM seconds per question (median), as measured "
-           "when the readings were first made (results/investigation_first_pass.json where this run served them "
+           "when the readings were made (from results/investigation_first_pass.json where this run served them "
            "from the response cache).", ""]
     gen = inv.get("generated")
     if gen:
