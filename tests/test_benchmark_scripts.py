@@ -122,6 +122,27 @@ def test_the_rule_keeps_a_change_only_if_the_mean_rises_and_no_set_falls_much():
     assert not judge("x", base, [_suite_row("a", 0.505), _suite_row("b", 0.5)], "s").kept  # +0.0025: noise
 
 
+def test_a_speed_change_is_judged_on_two_saved_suite_runs(tmp_path, monkeypatch):
+    import choose
+    import common
+    monkeypatch.setattr(common, "RESULTS", tmp_path)
+    monkeypatch.setattr(choose, "RESULTS", tmp_path)
+
+    def save(name: str, recalls: dict[str, float]) -> None:
+        rows = [_suite_row(s, r) for s, r in recalls.items()]
+        (tmp_path / f"{name}.json").write_text(json.dumps({"rows": rows, "mean": {"s": 0.0}}))
+    save("before", {"a": 0.5, "b": 0.5})
+    save("noise", {"a": 0.49, "b": 0.505})        # the mean falls 0.0025, no set by more than 0.02: kept
+    save("worse", {"a": 0.47, "b": 0.55})         # one set falls 0.03: not kept, whatever the mean
+    save("other", {"a": 0.5})
+    for after, kept in (("noise", True), ("worse", False)):
+        assert choose.main(["--speed-change", "before", after, "--out", f"verdict_{after}"]) == 0
+        verdict = json.loads((tmp_path / f"verdict_{after}.json").read_text())
+        assert verdict["verdicts"]["s"]["kept"] is kept and verdict["pick"] == (after if kept else "before")
+    with pytest.raises(SystemExit, match="other sets"):
+        choose.main(["--speed-change", "before", "other", "--out", "verdict_other"])
+
+
 def test_the_suite_scores_a_hand_written_case_by_question_type(tmp_path, monkeypatch):
     from llm import Settings, embedder_only
 
