@@ -124,6 +124,7 @@ def test_the_rule_keeps_a_change_only_if_the_mean_rises_and_no_set_falls_much():
 
 def test_a_speed_change_is_judged_on_two_saved_suite_runs(tmp_path, monkeypatch):
     import choose
+
     import common
     monkeypatch.setattr(common, "RESULTS", tmp_path)
     monkeypatch.setattr(choose, "RESULTS", tmp_path)
