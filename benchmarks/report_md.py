@@ -551,7 +551,7 @@ def _nlp_scale(results, quick: bool, load) -> list[str]:
 
 
 def _embedded(graph: dict) -> str:
-    """" (35,176 embedded; the rest are co-occurrence edges)" where the run recorded it."""
+    """" (35,165 embedded; the rest are co-occurrence edges ...)" where the run recorded it."""
     if "embedded_facts" not in graph:
         return ""
     return f" ({graph['embedded_facts']:,} embedded; the rest are co-occurrence edges, kg/graph.py EDGE_ONLY_RELATIONS)"
@@ -700,8 +700,7 @@ def _investigation(results, quick: bool, load) -> list[str]:
         out += [f"Generated seeds {seeds[0]['seed']}-{seeds[-1]['seed']} (never tuned on), Recall@3 by question "
                 "type; Q7 is the motive-and-opportunity question.", ""]
         out += _t(["strategy", *TYPES, "Q7", "all", "reads", "s"],
-                  [[label, *[gen["summary"][key].get(t, "-") for t in TYPES], gen["summary"][key].get("Q7", "-"),
-                    gen["summary"][key].get("all", "-"), gen["summary"][key]["median_calls"],
+                  [[label, *_by_type(gen["summary"][key]), gen["summary"][key]["median_calls"],
                     seconds("generated", key)]
                    for key, label in INVESTIGATION_ROWS if key in gen["summary"]])
     out += _investigation_ceiling(load(results, "investigation_ceiling"))
@@ -732,7 +731,7 @@ def _investigation(results, quick: bool, load) -> list[str]:
 
 def _investigation_ceiling(ceiling: dict | None) -> list[str]:
     """The loop with a perfect reader at the settings chosen for it, beside the no-LLM rows of the same run."""
-    gen = (ceiling or {}).get("generated")
+    gen = ceiling.get("generated") if ceiling else None
     if not ceiling or not gen:
         return []
     seeds = gen["rows"]
@@ -744,11 +743,14 @@ def _investigation_ceiling(ceiling: dict | None) -> list[str]:
            f"{ceiling['environment']['commit']}; no LLM, so every row is of the same code), Recall@3. Its leads and "
            "sub-questions come from the gold facts of the supporting documents not yet found (a sub-question is such "
            "a fact itself): an upper bound on reading, not a reader one could build.", ""]
-    summary = gen["summary"]
     out += _t(["strategy", *TYPES, "Q7", "all"],
-              [[label, *[summary[key].get(t, "-") for t in TYPES], summary[key].get("Q7", "-"),
-                summary[key].get("all", "-")] for key, label in INVESTIGATION_ROWS if key in summary])
+              [[label, *_by_type(gen["summary"][key])] for key, label in INVESTIGATION_ROWS if key in gen["summary"]])
     return out
+
+
+def _by_type(summary: dict) -> list:
+    """A strategy's Recall over generated seeds: each question type, Q7, then all questions."""
+    return [*[summary.get(t, "-") for t in TYPES], summary.get("Q7", "-"), summary.get("all", "-")]
 
 
 def _investigation_choose(results, quick: bool, load) -> list[str]:

@@ -43,6 +43,11 @@ class Fact:
     def text(self, phrases: list[str]) -> str:
         return f"{phrases[self.subject]} {self.relation} {phrases[self.object]}"
 
+    @property
+    def edge_only(self) -> bool:
+        """An edge of the walk with no vector of its own (EDGE_ONLY_RELATIONS)."""
+        return self.relation in EDGE_ONLY_RELATIONS
+
 
 @dataclass
 class KnowledgeGraph:
@@ -81,7 +86,7 @@ class KnowledgeGraph:
             return self.fact_vectors
         both = self.phrase_vectors[[f.subject for f in rest]] + self.phrase_vectors[[f.object for f in rest]]
         both /= np.clip(np.linalg.norm(both, axis=1, keepdims=True), 1e-9, None)
-        if not self.matched_facts:
+        if not self.matched_facts:   # no embedded fact: fact_vectors is an empty (0, 1) block, not (0, dim)
             return both.astype(np.float32)
         return np.vstack([self.fact_vectors, both]).astype(np.float32)
 
@@ -253,8 +258,8 @@ def build_graph(triples: Sequence[tuple[str, str, str, str]], passages: Sequence
         if pid not in fact.passages:
             fact.passages.append(pid)
     # Stable: facts to match first, in the order they came, then the edge-only ones.
-    facts = sorted(fact_index.values(), key=lambda f: f.relation in EDGE_ONLY_RELATIONS)
-    matched = sum(1 for f in facts if f.relation not in EDGE_ONLY_RELATIONS)
+    facts = sorted(fact_index.values(), key=lambda f: f.edge_only)
+    matched = sum(not f.edge_only for f in facts)
     from_llm = sum(len(ps) for ps in phrase_passages)
     if text_mentions:
         for i, pids in text_mention_links(phrase_keys, phrases, passages).items():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .graph import EDGE_ONLY_RELATIONS, Fact, KnowledgeGraph
+from .graph import Fact, KnowledgeGraph
 from .linking import MENTION_MAX_SHARE, MENTION_MIN_LIMIT, SYNONYM_THRESHOLD, SYNONYM_TOP_K
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ def _inconsistency(g: KnowledgeGraph) -> str:
     n_phrases = len(g.phrases)
     if not (len(g.phrase_keys) == len(g.phrase_passages) == n_phrases == len(g.phrase_vectors)):
         return "inconsistent: its entity lists and vectors differ in length"
-    matched = [f.relation not in EDGE_ONLY_RELATIONS for f in g.facts]
+    matched = [not f.edge_only for f in g.facts]
     if matched != sorted(matched, reverse=True) or sum(matched) != len(g.fact_vectors) \
             or len(g.passage_ids) != len(g.passage_vectors):
         return "inconsistent: its facts or passages do not match their vectors"

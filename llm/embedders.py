@@ -94,12 +94,10 @@ def _edited(model_bytes: bytes, model_path: Path, drop_guards: bool, int8_matmul
     import onnx
 
     model = onnx.load_from_string(model_bytes)
-    changed = without_softmax_nan_guards(model) if drop_guards else 0
-    if int8_matmuls:
-        if with_int8_matmuls(model) == 0:
-            raise ModelFileError(f"{model_path} stores no int8 weight matrix to multiply in int8")
-        changed += 1
-    return model.SerializeToString() if changed else model_bytes
+    guards = without_softmax_nan_guards(model) if drop_guards else 0
+    if int8_matmuls and with_int8_matmuls(model) == 0:
+        raise ModelFileError(f"{model_path} stores no int8 weight matrix to multiply in int8")
+    return model.SerializeToString() if guards or int8_matmuls else model_bytes
 
 
 class ServerEmbedder:
