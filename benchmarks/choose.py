@@ -85,6 +85,8 @@ def main(argv=None) -> int:
         if args.strategy or args.grid or args.layer or args.embed_model or not args.out:
             p.error("--speed-change judges two saved runs: give it alone, with --out")
         before, after = args.speed_change
+        if args.out in (before, after):
+            p.error(f"--out {args.out} would overwrite one of the runs it judges: name the verdict otherwise")
         return judge_speed_change(before, after, args.out)
     if args.embed_model:
         if args.strategy or args.grid or args.layer:

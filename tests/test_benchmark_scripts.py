@@ -142,6 +142,10 @@ def test_a_speed_change_is_judged_on_two_saved_suite_runs(tmp_path, monkeypatch)
         assert verdict["verdicts"]["s"]["kept"] is kept and verdict["pick"] == (after if kept else "before")
     with pytest.raises(SystemExit, match="other sets"):
         choose.main(["--speed-change", "before", "other", "--out", "verdict_other"])
+    saved = (tmp_path / "noise.json").read_text()
+    with pytest.raises(SystemExit):   # the verdict never overwrites a run it judges
+        choose.main(["--speed-change", "before", "noise", "--out", "noise"])
+    assert (tmp_path / "noise.json").read_text() == saved
 
 
 def test_the_suite_scores_a_hand_written_case_by_question_type(tmp_path, monkeypatch):
