@@ -766,7 +766,10 @@ def _investigation_choose(results, quick: bool, load) -> list[str]:
            f"each loop at steps {ch['steps']}. The rule: {ch['rule'].split(':', 1)[1].strip()} The baseline is "
            f"{ch['baseline']}: the walk alone, so a loop's settings must beat not looping at all.", ""]
     for loop, data in ch["loops"].items():
-        out += [f"**{loop}**: chosen {data['chosen'] or 'the baseline (no configuration passed the rule)'}.", ""]
+        verdict = data["chosen"] or "the baseline (no configuration passed the rule)"
+        own = data.get("best_loop")
+        out += [f"**{loop}**: chosen {verdict}." + (f" Its best configuration that follows leads (the highest mean; "
+                                                    f"its defaults when it loops): {own}." if own else ""), ""]
         out += _t(["configuration", *TYPES, "mean"],
                   [[r["config"], *[r[t] for t in TYPES], r["mean"]]
                    for r in sorted(data["rows"], key=lambda r: -r["mean"])])
