@@ -703,7 +703,7 @@ def _investigation(results, quick: bool, load) -> list[str]:
                   [[label, *_by_type(gen["summary"][key]), gen["summary"][key]["median_calls"],
                     seconds("generated", key)]
                    for key, label in INVESTIGATION_ROWS if key in gen["summary"]])
-    out += _investigation_ceiling(load(results, "investigation_ceiling"))
+    out += _investigation_ceiling(load(results, "investigation_ceiling"), load(results, "investigation_choose"))
     pearl = inv.get("pearl")
     if pearl:
         out += ["The bundled case (the embedded model's cached OpenIE), Recall@3; flagship: the share of D4, D7, D8 "
@@ -729,16 +729,18 @@ def _investigation(results, quick: bool, load) -> list[str]:
     return out
 
 
-def _investigation_ceiling(ceiling: dict | None) -> list[str]:
+def _investigation_ceiling(ceiling: dict | None, grid: dict | None) -> list[str]:
     """The loop with a perfect reader at the settings chosen for it, beside the no-LLM rows of the same run."""
     gen = ceiling.get("generated") if ceiling else None
     if not ceiling or not gen:
         return []
     seeds = gen["rows"]
     sets = " ".join(f"--set {a}" for a in ceiling["params"])
-    out = [f"What the loop can do with a perfect reader at the settings the choosing grid picked for it "
-           f"(results/investigation_choose_gold.json, seeds 100-101): `python benchmarks/investigation.py --sets "
-           f"generated --seeds {seeds[0]['seed']}-{seeds[-1]['seed']} --strategies {','.join(ceiling['strategies'])} "
+    seeds_of_grid = grid["seeds"] if grid else []
+    grid_text = f"seeds {seeds_of_grid[0]}-{seeds_of_grid[-1]}" if seeds_of_grid else "not in this checkout"
+    out = [f"What the loop can do with a perfect reader at the settings the choosing grid picked for it (its best "
+           f"configuration in results/investigation_choose.json, {grid_text}): `python benchmarks/investigation.py "
+           f"--sets generated --seeds {seeds[0]['seed']}-{seeds[-1]['seed']} --strategies {','.join(ceiling['strategies'])} "
            f"{sets} --out investigation_ceiling` (measured {ceiling['environment']['date']} at "
            f"{ceiling['environment']['commit']}; no LLM, so every row is of the same code), Recall@3. Its leads and "
            "sub-questions come from the gold facts of the supporting documents not yet found (a sub-question is such "
