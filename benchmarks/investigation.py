@@ -32,6 +32,7 @@ from llm import Backend, Embedder, Settings, connect, embedder_only
 from common import assignments_for, write_result
 from generated import TYPES, add_case_arguments, model_triples
 from retrieval import with_cached_triples
+from suite import CASES, HAND_WRITTEN
 
 ONE_SHOT = ("naive", "hipporag")
 LOOPS = ("investigate-walk", "investigate")
@@ -207,10 +208,20 @@ def _label(config: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in config.items())
 
 
+def dev_cases() -> list[tuple[str, Case, int]]:
+    """The development sets of the suite that are neither generated nor this benchmark's report sets, each with
+    its top-k: the hand-written cases (the embedded model's cached OpenIE) at 3, 2wiki_first20 (published triples)
+    at 5."""
+    cases = [(name, with_cached_triples(load_case(CASES / name)), 3) for name in HAND_WRITTEN]
+    return [*cases, ("2wiki_first20", load_case(resolve("2wiki_first20")), 5)]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     add_case_arguments(p, "1-10")
-    p.add_argument("--sets", default="generated,pearl,musique", help="comma list of generated, pearl, musique")
+    p.add_argument("--sets", default="generated,pearl,musique",
+                   help="comma list of generated, pearl, musique, dev (the hand-written cases and 2wiki_first20: "
+                        "for choosing, never reported)")
     p.add_argument("--strategies", default=",".join(ONE_SHOT + LOOPS))
     p.add_argument("--limit", type=int, default=0, help="only the first N questions of musique_train100")
     p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
@@ -251,6 +262,13 @@ def main(argv=None) -> int:
         for name, r in result.items():
             print(f"pearl {name}: {r['by_type']} flagship {r['questions'].get(FLAGSHIP)} "
                   f"calls {r['median_calls']} llm {r['median_llm_s']} s", flush=True)
+    if "dev" in sets:   # development sets of other kinds than the generated grid's, for choosing: never reported
+        payload["dev"] = {}
+        for name, case, k in dev_cases():
+            result = run_case(case, strategies, k, settings, embedder, backend, args.set)
+            payload["dev"][name] = {n: {kk: v for kk, v in r.items() if kk != "trails"} for n, r in result.items()}
+            for n, r in result.items():
+                print(f"dev {name} {n}: {r['by_type']} calls {r['median_calls']}", flush=True)
     if "musique" in sets:
         case = load_case(resolve("musique_train100"))
         if args.limit:
