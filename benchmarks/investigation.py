@@ -172,9 +172,10 @@ def choose(rows: list[dict], baseline: str) -> str | None:
 
 
 def best_loop(rows: list[dict], baseline: str) -> str | None:
-    """The loop's own settings, whatever the rule says of looping at all: of the configurations that follow leads
+    """The loop's candidate settings, whatever the rule says of looping at all: of the configurations that follow leads
     (every row but ``baseline``), the one with the highest mean Recall over the question types; a tie goes to the
-    first in grid order (trail before rrf, fewer leads and sub-questions first: fewer searches)."""
+    first in grid order (trail before rrf, fewer leads and sub-questions first: fewer searches). A candidate
+    replaces the defaults only if it also holds on the other development sets (``--sets dev``, the suite rule)."""
     loops = [r for r in rows if r["config"] != baseline]
     return max(loops, key=lambda r: r["mean"])["config"] if loops else None
 

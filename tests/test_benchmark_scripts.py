@@ -162,3 +162,18 @@ def test_the_suite_scores_a_hand_written_case_by_question_type(tmp_path, monkeyp
         result = row["strategies"][name]
         assert result["questions"] == 15 and 0 <= result["recall"] <= 1
         assert set(result["by_type"]) == {"simple", "multi-hop", "sense-making"} and 0 < result["hub_share"] <= 1
+
+
+def test_the_investigation_grid_says_whether_looping_helps_and_which_loop_is_best():
+    """choose: a loop must beat the walk alone with no type down by more than 0.02; best_loop: the loop with the
+    highest mean whatever that verdict, a tie going to the first in grid order."""
+    from investigation import best_loop, choose
+    base = {"config": "steps=1", "simple": 1.0, "multi-hop": 0.9, "sense-making": 0.4, "mean": 0.767}
+    rows = [base,
+            {"config": "a", "simple": 0.9, "multi-hop": 1.0, "sense-making": 0.5, "mean": 0.8},   # simple -0.1
+            {"config": "b", "simple": 1.0, "multi-hop": 0.9, "sense-making": 0.38, "mean": 0.76},
+            {"config": "c", "simple": 0.9, "multi-hop": 1.0, "sense-making": 0.5, "mean": 0.8}]
+    assert choose(rows, "steps=1") is None and best_loop(rows, "steps=1") == "a"
+    rows.append({"config": "d", "simple": 0.99, "multi-hop": 0.9, "sense-making": 0.45, "mean": 0.78})
+    assert choose(rows, "steps=1") == "d" and best_loop(rows, "steps=1") == "a"
+    assert best_loop([base], "steps=1") is None
