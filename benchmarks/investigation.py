@@ -88,14 +88,25 @@ def gold_strategy(case: Case, gold: list[dict]) -> Strategy:
 def run_case(case: Case, strategies: Sequence[str], top_k: int, settings: Settings, embedder: Embedder,
              backend: Backend | None, assignments: list[str]) -> dict[str, dict]:
     """Per strategy: Recall@top_k per question and by type, LLM calls and seconds per question, the trails."""
-    config = RunConfig(strategies=tuple(strategies), retrieval_only=True, triples="precomputed", top_k=top_k)
-    config = config.with_assignments(assignments_for(assignments, strategies))
+    config = case_config(strategies, top_k, assignments)
     lab = Lab(case, settings, config, embedder=embedder, backend=backend if "investigate" in strategies else None)
     lab.build()
+    return scores(lab, case, config)
+
+
+def case_config(strategies: Sequence[str], top_k: int, assignments: list[str]) -> RunConfig:
+    config = RunConfig(strategies=tuple(strategies), retrieval_only=True, triples="precomputed", top_k=top_k)
+    return config.with_assignments(assignments_for(assignments, strategies))
+
+
+def scores(lab: Lab, case: Case, config: RunConfig) -> dict[str, dict]:
+    """``run_case``'s figures from a built ``lab`` asked with ``config`` (query-time settings may differ from the
+    build's: a grid builds once a case)."""
+    strategies = config.strategies
     out: dict[str, dict] = {name: {"questions": {}, "calls": [], "llm_s": [], "rounds": [], "trails": {}}
                             for name in strategies}
     for q in case.questions:
-        result = lab.ask(q)
+        result = lab.ask(q, config)
         for name, r in result.results.items():
             row = out[name]
             row["questions"][q.id] = r.recall
@@ -193,10 +204,12 @@ def grid_rows(seeds: Sequence[int], loop: str, steps: int, settings: Settings, e
     for seed in seeds:
         case, gold = load_mystery(seed, 4, model_triples(seed, 4, settings))
         register(gold_strategy(case, gold))
+        lab = Lab(case, settings, case_config([loop], 3, []), embedder=embedder,
+                  backend=backend if loop == "investigate" else None)
+        lab.build()   # once a case: the grid varies query-time settings only
         for c in configs:
-            assignments = [f"{loop}.{k}={v}" for k, v in c.items()]
-            result = run_case(case, [loop], 3, settings, embedder, backend, assignments)[loop]
-            per_config.setdefault(_label(c), []).append(result["by_type"])
+            config = case_config([loop], 3, [f"{loop}.{k}={v}" for k, v in c.items()])
+            per_config.setdefault(_label(c), []).append(scores(lab, case, config)[loop]["by_type"])
     out = []
     for label, results in per_config.items():
         row: dict = {"config": label, **{t: round(statistics.fmean(r[t] for r in results), 3) for t in TYPES}}
