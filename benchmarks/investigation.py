@@ -16,14 +16,14 @@ from __future__ import annotations
 import argparse
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from casebook.catalog import resolve
 from casebook.generate import gold_as_triples, load_mystery
 from casebook.loader import load_case
 from core.contract import BuildContext, Strategy
 from core.types import Case, Passage, Question
-from investigate import INVESTIGATE, Reading, build_with
+from investigate import INVESTIGATE, Reader, Reading, build_with, llm_reader
 from kg.normalize import normalize_entity
 from lab.registry import register
 from lab.runner import Lab, RunConfig
@@ -67,6 +67,24 @@ class GoldReader:
                 asked.append(self.facts[doc])
         return Reading(tuple(chosen), tuple(asked if first else ()),
                        why=f"leads into {', '.join(missing)}", useful=useful)
+
+
+@dataclass
+class RememberingReader:
+    """The LLM reader, reading each distinct page once for as long as one built case lives. The grid asks the same
+    reading under every configuration, and a reply the model gave unreadably is never cached (llm/structured.py), so
+    without this memory each of the grid's configurations would ask it again, at temperature 0 for the same answer."""
+    inner: Reader
+    memory: dict[tuple, Reading] = field(default_factory=dict)
+    name: str = "llm"
+    uses_llm: bool = True
+
+    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
+             judge: bool = False) -> Reading:
+        key = (question, tuple(p.id for p in passages), tuple(offered), first, judge)
+        if key not in self.memory:
+            self.memory[key] = self.inner.read(question, passages, offered, first=first, judge=judge)
+        return self.memory[key]
 
 
 def gold_strategy(case: Case, gold: list[dict]) -> Strategy:
@@ -251,6 +269,8 @@ def main(argv=None) -> int:
     backend = connect(settings) if "investigate" in strategies else None
     embedder = backend.embedder if backend else embedder_only(settings)
     if args.choose:
+        # each page read once a built case: see RememberingReader
+        register(replace(INVESTIGATE, build=build_with(lambda ctx: RememberingReader(llm_reader(ctx)))))
         baseline = _label(dict(steps=1))   # the walk alone: following leads has to beat not following them
         chosen: dict = {"seeds": args.seeds, "steps": args.steps, "grid": GRID, "rule": choose.__doc__,
                         "baseline": baseline, "loops": {}}

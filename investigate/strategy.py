@@ -28,7 +28,8 @@ def build_with(reader_for: Callable[[BuildContext], Reader]) -> Callable[[BuildC
     return build
 
 
-def _llm_reader(ctx: BuildContext) -> Reader:
+def llm_reader(ctx: BuildContext) -> Reader:
+    """The run's chat model as the reader."""
     if ctx.backend is None:
         raise ValueError("the investigate strategy reads with a chat model, and this run has none")
     return LLMReader(ctx.backend.client, ctx.backend.model)
@@ -37,7 +38,7 @@ def _llm_reader(ctx: BuildContext) -> Reader:
 INVESTIGATE = Strategy(
     "investigate", "Investigate", "Follows leads like a detective: the walk from the question, then a language model "
     "reads what was found and picks the leads (and sub-questions) the next walks start from.",
-    build_with(_llm_reader), params=PARAMS, needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH, BM25_INDEX),
+    build_with(llm_reader), params=PARAMS, needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH, BM25_INDEX),
     extra_llm_calls=lambda values: int(values["steps"]) - 1)   # one read after every round but the last
 INVESTIGATE_WALK = Strategy(
     "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "
