@@ -7,7 +7,8 @@ Sets (each with its own top-k, as the other benchmarks use it):
   the loop with a perfect reader (its leads are the offered nodes the gold facts of a not-yet-found supporting
   document name; it says "enough" once every supporting document is on the page);
 - the bundled Purloined Pearl (the embedded model's cached OpenIE), Recall@3, with the flagship question's trail;
-- musique_train100 (published triples), Recall@5.
+- musique_train100 (published triples), Recall@5;
+- ``--sets dev``, for choosing only: the hand-written cases (Recall@3) and 2wiki_first20 (Recall@5).
 Strategies: naive, hipporag, investigate-walk (no LLM), investigate (the embedded model reads). LLM replies are
 cached (llm/cache.py), so a rerun with the same prompts makes no call.
 """
