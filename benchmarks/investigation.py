@@ -77,8 +77,11 @@ class RememberingReader:
     without this memory each of the grid's configurations would ask it again, at temperature 0 for the same answer."""
     inner: Reader
     memory: dict[tuple, Reading] = field(default_factory=dict)
-    name: str = "llm"
-    uses_llm: bool = True
+    name: str = field(init=False)
+    uses_llm: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name, self.uses_llm = self.inner.name, self.inner.uses_llm
 
     def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
              judge: bool = False) -> Reading:
@@ -143,6 +146,11 @@ def scores(lab: Lab, case: Case, config: RunConfig) -> dict[str, dict]:
         row["median_llm_s"] = statistics.median(row["llm_s"])
         row["median_rounds"] = statistics.median(row["rounds"])
     return out
+
+
+def without_trails(result: dict[str, dict]) -> dict[str, dict]:
+    """``run_case``'s figures without the trails (kept for the sets whose trails the report shows)."""
+    return {name: {k: v for k, v in row.items() if k != "trails"} for name, row in result.items()}
 
 
 def by_type(questions: Sequence[Question], recalls: dict[str, float | None]) -> dict[str, float]:
@@ -301,7 +309,7 @@ def main(argv=None) -> int:
         payload["dev"] = {}
         for name, case, k in dev_cases():
             result = run_case(case, strategies, k, settings, embedder, backend, args.set)
-            payload["dev"][name] = {n: {kk: v for kk, v in r.items() if kk != "trails"} for n, r in result.items()}
+            payload["dev"][name] = without_trails(result)
             for n, r in result.items():
                 print(f"dev {name} {n}: {r['by_type']} calls {r['median_calls']}", flush=True)
     if "musique" in sets:
@@ -309,7 +317,7 @@ def main(argv=None) -> int:
         if args.limit:
             case.questions = case.questions[:args.limit]
         result = run_case(case, strategies, 5, settings, embedder, backend, args.set)
-        payload["musique"] = {n: {k: v for k, v in r.items() if k != "trails"} for n, r in result.items()}
+        payload["musique"] = without_trails(result)
         for name, r in result.items():
             print(f"musique {name}: {r['by_type']} calls {r['median_calls']} llm {r['median_llm_s']} s", flush=True)
     write_result(args.out, payload)

@@ -779,29 +779,30 @@ def _investigation_choose(results, quick: bool, load) -> list[str]:
 
 
 # The loop's two candidate settings on the development sets other than the generated grid's (`--sets dev`).
-DEV_RUNS = (("investigation_dev_leads1_sub1", "rrf, one lead, one sub-question (the defaults)",
+# Each: its result name, its settings, what they are, and the assignments that reproduce it.
+DEV_RUNS = (("investigation_dev_leads1_sub1", "rrf, one lead, one sub-question", "the defaults",
              "--set investigate.leads=1 --set investigate.sub_questions=1 --set investigate-walk.leads=1"),
-            ("investigation_dev_leads2_sub0", "rrf, two leads, no sub-question (the generated grid's best loop)",
+            ("investigation_dev_leads2_sub0", "rrf, two leads, no sub-question", "the generated grid's best loop",
              "--set investigate.leads=2 --set investigate.sub_questions=0 --set investigate-walk.leads=2"))
 
 
 def _investigation_dev(results, quick: bool, load) -> list[str]:
     """The generated grid's best loop against the defaults on development sets of other kinds."""
-    runs = [(load(results, name), name, label, sets) for name, label, sets in DEV_RUNS]
-    runs = [r for r in runs if r[0]]
+    runs = [(run, name, settings, what, sets) for name, settings, what, sets in DEV_RUNS
+            if (run := load(results, name))]
     if not runs:
         return []
     out = ["## Investigation mode: the candidates on development sets of other kinds", "",
            "Recall (@3 on the hand-written cases, @5 on 2wiki_first20) over all questions, the embedded 1.5B reader. "
            "A change of the loop's defaults is kept by the suite rule: the mean over the development sets (these "
            "and the generated seeds 100-115 above) rises by at least 0.004 and no set falls by more than 0.02.", ""]
-    for run, name, label, sets in runs:
-        out += [f"- {label}: `python benchmarks/investigation.py --sets dev --strategies "
+    for run, name, settings, what, sets in runs:
+        out += [f"- {settings} ({what}): `python benchmarks/investigation.py --sets dev --strategies "
                 f"{','.join(run['strategies'])} {sets} --out {name}` (measured {run['environment']['date']} at "
                 f"{run['environment']['commit']})"]
     first = runs[0][0]["dev"]
     out += [""]
-    header = ["set", "hipporag (the walk alone)"] + [f"{s} ({label.split(' (')[0]})" for _, _, label, _ in runs
+    header = ["set", "hipporag (the walk alone)"] + [f"{s} ({settings})" for _, _, settings, _, _ in runs
                                                      for s in ("investigate-walk", "investigate")]
     out += _t(header, [[name, first[name]["hipporag"]["by_type"]["all"],
                         *[run["dev"][name][s]["by_type"]["all"] for run, *_ in runs

@@ -177,3 +177,23 @@ def test_the_investigation_grid_says_whether_looping_helps_and_which_loop_is_bes
     rows.append({"config": "d", "simple": 0.99, "multi-hop": 0.9, "sense-making": 0.45, "mean": 0.78})
     assert choose(rows, "steps=1") == "d" and best_loop(rows, "steps=1") == "a"
     assert best_loop([base], "steps=1") is None
+
+
+def test_the_grid_reader_reads_each_page_once_and_keeps_the_readers_name():
+    from investigation import RememberingReader
+
+    from core.types import Passage
+    from investigate import WalkReader
+    calls = []
+
+    class Counting(WalkReader):
+        def read(self, question, passages, offered, *, first, judge=False):
+            calls.append(question)
+            return super().read(question, passages, offered, first=first, judge=judge)
+    reader = RememberingReader(Counting())
+    page = [Passage(id="P1", doc_id="D1", title="t", text="x")]
+    first = reader.read("q", page, ["a", "b"], first=True)
+    assert reader.read("q", page, ["a", "b"], first=True) is first and calls == ["q"]
+    reader.read("q", page, ["a"], first=True)            # another page of leads is read anew
+    reader.read("q", page, ["a", "b"], first=True, judge=True)
+    assert calls == ["q", "q", "q"] and (reader.name, reader.uses_llm) == ("walk", False)
