@@ -32,9 +32,16 @@ def assignments_for(assignments: list[str], strategies) -> list[str]:
 
 
 def write_result(name: str, payload: dict, out_dir: Path | None = None) -> Path:
+    """Write ``name``.json in ``out_dir`` (results/). A name is a plain name, or a path outside the project (a
+    scratch run); one that lands elsewhere in the project (the OpenIE cache under results/openie/, a case folder)
+    is refused: a result never overwrites an input."""
     out_dir = out_dir or RESULTS
-    out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{name}.json"
+    where = path.resolve()
+    if where.parent != out_dir.resolve() and where.is_relative_to(ROOT.resolve()):
+        raise SystemExit(f"--out {name}: a result is a plain name in {out_dir} or a path outside the project; "
+                         f"{where} would land among the project's inputs")
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"environment": environment(), **payload}, indent=2, ensure_ascii=False) + "\n")
     print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return path

@@ -197,3 +197,16 @@ def test_the_grid_reader_reads_each_page_once_and_keeps_the_readers_name():
     reader.read("q", page, ["a"], first=True)            # another page of leads is read anew
     reader.read("q", page, ["a", "b"], first=True, judge=True)
     assert calls == ["q", "q", "q"] and (reader.name, reader.uses_llm) == ("walk", False)
+
+
+def test_a_result_never_lands_on_an_input(tmp_path):
+    """--out is a plain name in results/ or a path outside the project; a name reaching the OpenIE cache or a case
+    folder is refused before anything is written."""
+    from common import RESULTS, ROOT, write_result
+    cache = RESULTS / "openie" / "mystery-1-4.json"
+    before = cache.read_bytes()
+    for name in ("openie/mystery-1-4", "../cases/marlow_road/questions"):
+        with pytest.raises(SystemExit, match="inputs"):
+            write_result(name, {"x": 1})
+    assert cache.read_bytes() == before and (ROOT / "benchmarks" / "cases" / "marlow_road" / "questions.json").exists()
+    assert write_result(str(tmp_path / "scratch"), {"x": 1}) == tmp_path / "scratch.json"
