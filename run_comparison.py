@@ -10,7 +10,6 @@ import json
 import logging
 import os
 import sys
-import tempfile
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from casebook import catalog
 from casebook.loader import CaseError, load_case
 from core.contract import TRIPLE_SOURCES
+from core.files import replacing, write_text_whole
 from core.storage import Storage
 from core.types import Case, ProgressUpdate, Question
 from kg import KNOWLEDGE_GRAPH, missing_triples
@@ -107,18 +107,6 @@ def output_clash(outputs: dict[str, Path], inputs: dict[str, Path]) -> str | Non
             if real == home or real.is_relative_to(home):
                 return f"{flag} {path}: is inside {what} ({where}); write the report somewhere else"
     return None
-
-
-def write_text(path: Path, text: str) -> None:
-    """Whole or not at all: a temp file beside ``path``, then a rename (a full disk leaves the old file)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def fail(code: int, message: str) -> int:
@@ -293,13 +281,8 @@ def build_and_evaluate(args: argparse.Namespace, case: Case, config: RunConfig, 
 def write_graphml(lab: Lab, path: Path) -> None:
     if lab.knowledge_graph is None:
         raise Stop(2, "--graphml: no selected strategy builds a knowledge graph")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        lab.knowledge_graph.graph.write_graphml(Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    with replacing(path) as tmp:
+        lab.knowledge_graph.graph.write_graphml(tmp)
     print(f"wrote {path}")
 
 
@@ -309,7 +292,7 @@ def write_reports(args: argparse.Namespace, report: dict) -> None:
         if path is None:
             continue
         try:
-            write_text(path, text())
+            write_text_whole(path, text())
         except OSError as exc:
             raise Stop(4, f"{flag} {path}: cannot be written ({exc.strerror or exc}); nothing was written there, "
                           "and every answer of this run is cached: the same command again is quick") from None

@@ -11,6 +11,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from core.files import write_text_whole
+
 ROOT = Path(__file__).resolve().parents[1]
 # run_all.py --quick points this at results/quick so a quick run never overwrites the committed full results.
 RESULTS = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "benchmarks" / "results")
@@ -42,7 +44,7 @@ def write_result(name: str, payload: dict, out_dir: Path | None = None) -> Path:
         raise SystemExit(f"--out {name}: a result is a plain name in {out_dir} or a path outside the project; "
                          f"{where} would land among the project's inputs")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"environment": environment(), **payload}, indent=2, ensure_ascii=False) + "\n")
+    write_text_whole(path, json.dumps({"environment": environment(), **payload}, indent=2, ensure_ascii=False) + "\n")
     print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return path
 

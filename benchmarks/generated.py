@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from casebook.generate import gold_as_triples, load_mystery
+from core.files import write_text_whole
 from kg.normalize import normalize_entity
 from kg.openie import extract
 from lab.runner import Lab, RunConfig
@@ -61,7 +62,7 @@ def cache_openie(backend: Backend, passages: list, path: Path) -> list[dict]:
     doc_of = {p.id: p.doc_id for p in passages}
     triples = [{"doc_id": doc_of[pid], "subject": s, "relation": r, "object": o} for pid, s, r, o in result.triples()]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(triples, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text_whole(path, json.dumps(triples, indent=1, ensure_ascii=False) + "\n")
     print(f"  OpenIE by {backend.extraction_model}: {len(triples)} triples, {len(result.failures)} failed passages",
           flush=True)
     return triples

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.files import write_text_whole
 from core.types import Case
 
 from .loader import load_files
@@ -244,5 +245,5 @@ def load_mystery(seed: int, suspects: int = 4, triples: list[dict] | None = None
 def write(files: Mapping[str, object], folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name, value in files.items():
-        (folder / name).write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_text_whole(folder / name, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
     return folder

@@ -9,10 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from core.files import write_text_whole
 
 from .nlp import SPACY_MODEL
 
@@ -49,13 +49,8 @@ def save_mentions(folder: Path, found: Mapping[str, Sequence[tuple[str, str]]]) 
     path = mentions_path(folder, list(found))
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".json.tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({t: [list(m) for m in found[t]] for t in sorted(found)}, fh, ensure_ascii=False)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        write_text_whole(path, json.dumps({t: [list(m) for m in found[t]] for t in sorted(found)},
+                                          ensure_ascii=False))
     except OSError as exc:   # a file where the folder should be, a full disk: the mentions still serve this run
         log.warning("cannot save the NER mentions in %s (%s): they are used for this run and computed again "
                     "next time; make it a writable folder", folder, exc.strerror or exc)

@@ -8,14 +8,14 @@ import functools
 import hashlib
 import json
 import logging
-import os
-import tempfile
 import time
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
+from core.files import replacing
 
 from .graph import Fact, KnowledgeGraph
 from .linking import MENTION_MAX_SHARE, MENTION_MIN_LIMIT, SYNONYM_THRESHOLD, SYNONYM_TOP_K
@@ -57,18 +57,11 @@ def save_graph(graph: KnowledgeGraph, folder: Path, key: str) -> None:
            "passage_ids": graph.passage_ids, "phrase_passages": graph.phrase_passages,
            "facts": [[f.subject, f.relation, f.object, f.passages] for f in graph.facts],
            "synonyms": graph.synonyms, "embed_model": graph.embed_model, "meta": graph.meta}
-    npz_tmp = _tmp(folder, ".npz")
-    json_tmp = npz_tmp.with_suffix(".json.tmp")
-    try:
+    # The JSON is renamed last (the outer block exits after the inner one): its presence means both are complete.
+    with replacing(folder / f"{key}.json") as json_tmp, replacing(folder / f"{key}.npz") as npz_tmp:
         with open(npz_tmp, "wb") as fh:
             np.savez(fh, phrases=graph.phrase_vectors, facts=graph.fact_vectors, passages=graph.passage_vectors)
-        with open(json_tmp, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False)
-        os.replace(npz_tmp, folder / f"{key}.npz")
-        os.replace(json_tmp, folder / f"{key}.json")  # last: its presence means both files are complete
-    finally:   # a full disk or a crash mid-write leaves no temp file behind
-        npz_tmp.unlink(missing_ok=True)
-        json_tmp.unlink(missing_ok=True)
+        json_tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
 
 
 def _inconsistency(g: KnowledgeGraph) -> str:
@@ -88,12 +81,6 @@ def _inconsistency(g: KnowledgeGraph) -> str:
             pid not in known for ps in g.phrase_passages for pid in ps):
         return "inconsistent: a fact or entity names a passage the graph does not have"
     return ""
-
-
-def _tmp(folder: Path, suffix: str) -> Path:
-    fd, name = tempfile.mkstemp(dir=folder, suffix=suffix + ".tmp")
-    os.close(fd)
-    return Path(name)
 
 
 def load_graph(folder: Path, key: str, passage_ids: Sequence[str] | None = None) -> KnowledgeGraph | None:
