@@ -9,8 +9,9 @@ Sets (each with its own top-k, as the other benchmarks use it):
 - the bundled Purloined Pearl (the embedded model's cached OpenIE), Recall@3, with the flagship question's trail;
 - musique_train100 (published triples), Recall@5;
 - ``--sets dev``, for choosing only: the hand-written cases (Recall@3) and 2wiki_first20 (Recall@5).
-Strategies: naive, hipporag, investigate-walk (no LLM), investigate (the embedded model reads). LLM replies are
-cached (llm/cache.py), so a rerun with the same prompts makes no call.
+Strategies: naive, hipporag, investigate-walk (no LLM), investigate (the embedded model reads); on request
+investigate-generic (no LLM: the walk's leads and the generic detective's sub-questions asked of every question). LLM
+replies are cached (llm/cache.py), so a rerun with the same prompts makes no call.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from casebook.generate import gold_as_triples, load_mystery
 from casebook.loader import load_case
 from core.contract import BuildContext, Strategy
 from core.types import Case, Passage, Question
-from investigate import INVESTIGATE, Reader, Reading, build_with, llm_reader
+from investigate import INVESTIGATE, Reader, Reading, WalkReader, build_with, llm_reader
 from kg.normalize import normalize_entity
 from lab.registry import register
 from lab.runner import Lab, RunConfig
@@ -89,6 +90,30 @@ class RememberingReader:
         if key not in self.memory:
             self.memory[key] = self.inner.read(question, passages, offered, first=first, judge=judge)
         return self.memory[key]
+
+
+# The decomposition the reader's prompt gives as its example (investigate/readers.py), asked of every question.
+GENERIC_SUB_QUESTIONS = ("Who had a reason: who needed money, held a grudge or stood to gain?",
+                         "Who was at the place at the time?", "Who had the means?")
+
+
+@dataclass
+class GenericReader:
+    """No model: the walk's best leads (as ``investigate-walk``) and, on the first reading, the generic detective's
+    sub-questions whatever the question (``investigate-generic``, benchmarks only): does asking them blindly help?"""
+    name: str = "generic"
+    uses_llm: bool = False
+
+    def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
+             judge: bool = False) -> Reading:
+        walk = WalkReader().read(question, passages, offered, first=first)
+        return replace(walk, sub_questions=GENERIC_SUB_QUESTIONS if first else ())
+
+
+INVESTIGATE_GENERIC = Strategy(
+    "investigate-generic", "Investigate (generic questions)", "the loop asking the generic detective's sub-questions "
+    "of every question, no model", build_with(lambda ctx: GenericReader()), params=INVESTIGATE.params,
+    uses_triples=True, products=INVESTIGATE.products)
 
 
 def gold_strategy(case: Case, gold: list[dict]) -> Strategy:
@@ -227,6 +252,8 @@ def grid_rows(seeds: Sequence[int], loop: str, steps: int, settings: Settings, e
     if loop == "investigate-walk":   # no reader: no sub-questions, nothing judged
         configs = [{k: v for k, v in c.items() if k not in ("sub_questions", "set_aside")} for c in configs
                    if c.get("sub_questions", 0) == 0 and not c.get("set_aside")]
+    elif loop == INVESTIGATE_GENERIC.name:   # fixed sub-questions, nothing judged
+        configs = [{k: v for k, v in c.items() if k != "set_aside"} for c in configs if not c.get("set_aside")]
     per_config: dict[str, list[dict]] = {}
     for seed in seeds:
         case, gold = load_mystery(seed, 4, model_triples(seed, 4, settings))
@@ -273,6 +300,7 @@ def main(argv=None) -> int:
                         "rule, write results/investigation_choose.json")
     p.add_argument("--steps", type=int, default=2, help="the loops' steps in the --choose grid")
     args = p.parse_args(argv)
+    register(INVESTIGATE_GENERIC)
     settings = Settings.from_env()
     strategies = [s for s in args.strategies.split(",") if s]
     backend = connect(settings) if "investigate" in strategies else None

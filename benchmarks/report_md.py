@@ -768,14 +768,28 @@ def _investigation_choose(results, quick: bool, load) -> list[str]:
            f"each loop at steps {ch['steps']}. The rule: {ch['rule'].split(':', 1)[1].strip()} The baseline is "
            f"{ch['baseline']}: the walk alone, so a loop's settings must beat not looping at all.", ""]
     for loop, data in ch["loops"].items():
-        verdict = data["chosen"] or "the baseline (no configuration passed the rule)"
-        own = data.get("best_loop")
-        out += [f"**{loop}**: chosen {verdict}." + (f" Its best configuration that follows leads (the highest "
-                                                    f"mean): {own}." if own else ""), ""]
-        out += _t(["configuration", *TYPES, "mean"],
-                  [[r["config"], *[r[t] for t in TYPES], r["mean"]]
-                   for r in sorted(data["rows"], key=lambda r: -r["mean"])])
+        out += _grid_loop(loop, data)
+    generic = load(results, "investigation_choose_generic")
+    if generic and "investigate-generic" in generic["loops"]:   # its file holds the gold loop too, shown above
+        g = generic["seeds"]
+        out += ["Tried and not kept: the generic detective's sub-questions (the reader prompt's own example: a reason, "
+                "being at the place at the time, the means) asked of every question, with no model "
+                f"(`python benchmarks/investigation.py --choose --seeds {g[0]}-{g[-1]} --steps {generic['steps']} "
+                "--strategies investigate-generic --out investigation_choose_generic`, measured "
+                f"{generic['environment']['date']} at {generic['environment']['commit']}).", ""]
+        out += _grid_loop("investigate-generic", generic["loops"]["investigate-generic"])
     return out
+
+
+def _grid_loop(loop: str, data: dict) -> list[str]:
+    """One loop's verdict and its grid rows, best mean first."""
+    verdict = data["chosen"] or "the baseline (no configuration passed the rule)"
+    own = data.get("best_loop")
+    out = [f"**{loop}**: chosen {verdict}." + (f" Its best configuration that follows leads (the highest "
+                                               f"mean): {own}." if own else ""), ""]
+    return out + _t(["configuration", *TYPES, "mean"],
+                    [[r["config"], *[r[t] for t in TYPES], r["mean"]]
+                     for r in sorted(data["rows"], key=lambda r: -r["mean"])])
 
 
 # The loop's two candidate settings on the development sets other than the generated grid's (`--sets dev`).

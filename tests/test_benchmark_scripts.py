@@ -210,3 +210,13 @@ def test_a_result_never_lands_on_an_input(tmp_path):
             write_result(name, {"x": 1})
     assert cache.read_bytes() == before and (ROOT / "benchmarks" / "cases" / "marlow_road" / "questions.json").exists()
     assert write_result(str(tmp_path / "scratch"), {"x": 1}) == tmp_path / "scratch.json"
+
+def test_the_generic_reader_asks_the_detectives_questions_once_and_follows_the_walks_leads():
+    from investigation import GENERIC_SUB_QUESTIONS, GenericReader
+
+    from core.types import Passage
+    page = [Passage(id="P1", doc_id="D1", title="t", text="x")]
+    first = GenericReader().read("Who did it?", page, ["a", "b"], first=True)
+    later = GenericReader().read("Who did it?", page, ["a", "b"], first=False)
+    assert first.sub_questions == GENERIC_SUB_QUESTIONS and later.sub_questions == ()
+    assert first.leads == later.leads == (0, 1) and not first.enough
