@@ -18,13 +18,22 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "benchmarks" / "results")
 
 
-def environment() -> dict:
+def _git(*args: str) -> str:
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True).stdout.strip()
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     except OSError:
-        commit = ""
-    return {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit, "python": platform.python_version(),
+        return ""
+
+
+# The code a result was measured with is the code the script loaded: HEAD when it started, not when it writes (a long
+# run outlives commits), and whether the code had changes not committed then (results/ aside: runs write there).
+STARTED_AT = _git("rev-parse", "--short", "HEAD")
+UNCOMMITTED = bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!benchmarks/results"))
+
+
+def environment() -> dict:
+    return {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": STARTED_AT,
+            **({"uncommitted_changes": True} if UNCOMMITTED else {}), "python": platform.python_version(),
             "cpus": os.cpu_count(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "")}
 
 
