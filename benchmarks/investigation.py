@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from casebook.catalog import resolve
 from casebook.generate import gold_as_triples, load_mystery
 from casebook.loader import load_case
-from core.contract import BuildContext, Strategy
+from core.contract import Strategy
 from core.types import Case, Passage, Question
-from investigate import INVESTIGATE, Reader, Reading, WalkReader, build_with, llm_reader
+from investigate import INVESTIGATE, LEADS, LEADS_ONLY, Reader, Reading, WalkReader, build_with, leads_only, llm_readers
 from kg.normalize import normalize_entity
 from lab.registry import register
 from lab.runner import Lab, RunConfig
@@ -92,6 +92,7 @@ class RememberingReader:
         return self.memory[key]
 
 
+READS_LEADS = tuple(p for p in INVESTIGATE.params if p.name != "reading")   # a loop whose reader only picks leads
 # The decomposition the reader's prompt gives as its example (investigate/readers.py), asked of every question.
 GENERIC_SUB_QUESTIONS = ("Who had a reason: who needed money, held a grudge or stood to gain?",
                          "Who was at the place at the time?", "Who had the means?")
@@ -112,7 +113,7 @@ class GenericReader:
 
 INVESTIGATE_GENERIC = Strategy(
     "investigate-generic", "Investigate (generic questions)", "the loop asking the generic detective's sub-questions "
-    "of every question, no model", build_with(lambda ctx: GenericReader()), params=INVESTIGATE.params,
+    "of every question, no model", build_with(leads_only(GenericReader()), LEADS), params=READS_LEADS,
     uses_triples=True, products=INVESTIGATE.products)
 
 
@@ -125,10 +126,8 @@ def gold_strategy(case: Case, gold: list[dict]) -> Strategy:
         facts.setdefault(t["doc_id"], f"{t['subject']} {t['relation']} {t['object']}")
     reader = GoldReader({q.text: q.supporting_docs for q in case.questions}, names, facts)
 
-    def reader_for(ctx: BuildContext) -> GoldReader:
-        return reader
     return Strategy("investigate-gold", "Investigate (perfect reader)", "the loop with leads from the gold facts",
-                    build_with(reader_for), params=INVESTIGATE.params, uses_triples=True,
+                    build_with(leads_only(reader), LEADS), params=READS_LEADS, uses_triples=True,
                     products=INVESTIGATE.products)
 
 
@@ -223,6 +222,8 @@ def summary(rows: list[dict], names: Sequence[str]) -> dict[str, dict]:
 
 # The choosing grid (``--choose``): every combination of these for each loop, on the choosing seeds.
 GRID = {"merge": ("trail", "rrf"), "leads": (0, 1, 2, 3), "sub_questions": (0, 1, 3), "set_aside": (False, True)}
+# A step reader has no leads, sub-questions or judgements to count: the merge and the rounds vary.
+STEP_GRID = {"merge": ("trail", "rrf"), "steps": (2, 3)}
 TIE_TOLERANCE = 0.02   # the rule: the mean over question types must rise, and no type fall by more than this
 
 
@@ -246,14 +247,19 @@ def best_loop(rows: list[dict], baseline: str) -> str | None:
 def grid_rows(seeds: Sequence[int], loop: str, steps: int, settings: Settings, embedder: Embedder,
               backend: Backend | None) -> list[dict]:
     """Recall@3 by question type of ``loop`` for each grid configuration, averaged over ``seeds``."""
-    configs = [dict(steps=1)] + [dict(merge=m, leads=n, sub_questions=q, set_aside=a, steps=steps)
-                                 for m in GRID["merge"] for n in GRID["leads"] for q in GRID["sub_questions"]
-                                 for a in GRID["set_aside"] if n or q]
+    configs: list[dict] = [dict(reading="leads", merge=m, leads=n, sub_questions=q, set_aside=a, steps=steps)
+                           for m in GRID["merge"] for n in GRID["leads"] for q in GRID["sub_questions"]
+                           for a in GRID["set_aside"] if n or q]
+    if loop == "investigate":   # the model reads either way
+        configs += [dict(reading="step", merge=m, steps=n) for m in STEP_GRID["merge"] for n in STEP_GRID["steps"]]
+    else:   # a loop that only picks leads has no reading to choose
+        configs = [{k: v for k, v in c.items() if k != "reading"} for c in configs]
     if loop == "investigate-walk":   # no reader: no sub-questions, nothing judged
-        configs = [{k: v for k, v in c.items() if k not in ("sub_questions", "set_aside")} for c in configs
+        configs = [{k: v for k, v in c.items() if k not in LEADS_ONLY} for c in configs
                    if c.get("sub_questions", 0) == 0 and not c.get("set_aside")]
     elif loop == INVESTIGATE_GENERIC.name:   # fixed sub-questions, nothing judged
         configs = [{k: v for k, v in c.items() if k != "set_aside"} for c in configs if not c.get("set_aside")]
+    configs.insert(0, dict(steps=1))
     per_config: dict[str, list[dict]] = {}
     for seed in seeds:
         case, gold = load_mystery(seed, 4, model_triples(seed, 4, settings))
@@ -296,9 +302,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="investigation", help="result name (with --choose: investigation_choose unless "
                                                           "given)")
     p.add_argument("--choose", action="store_true",
-                   help="run the choosing grid (GRID) of each loop on --seeds (use 100-115) at --steps, apply the "
-                        "rule, write results/investigation_choose.json")
-    p.add_argument("--steps", type=int, default=2, help="the loops' steps in the --choose grid")
+                   help="run the choosing grid of each loop on --seeds (use 100-115): GRID (reading by leads) at "
+                        "--steps, STEP_GRID (reading by steps); apply the rule, write results/investigation_choose.json")
+    p.add_argument("--steps", type=int, default=2, help="the rounds of the --choose grid's rows that read leads")
     args = p.parse_args(argv)
     register(INVESTIGATE_GENERIC)
     settings = Settings.from_env()
@@ -307,9 +313,11 @@ def main(argv=None) -> int:
     embedder = backend.embedder if backend else embedder_only(settings)
     if args.choose:
         # each page read once a built case: see RememberingReader
-        register(replace(INVESTIGATE, build=build_with(lambda ctx: RememberingReader(llm_reader(ctx)))))
+        register(replace(INVESTIGATE, build=build_with(
+            lambda ctx: {how: RememberingReader(reader) for how, reader in llm_readers(ctx).items()})))
         baseline = _label(dict(steps=1))   # the walk alone: following leads has to beat not following them
-        chosen: dict = {"seeds": args.seeds, "steps": args.steps, "grid": GRID, "rule": choose.__doc__,
+        chosen: dict = {"seeds": args.seeds, "steps": args.steps, "grid": GRID, "step_grid": STEP_GRID,
+                        "rule": choose.__doc__,
                         "baseline": baseline, "loops": {}}
         for loop in [s for s in strategies if s.startswith("investigate")] + ["investigate-gold"]:
             rows = grid_rows(args.seeds, loop, args.steps, settings, embedder, backend)

@@ -36,43 +36,49 @@ from kg.walk import HippoRAGRetriever, Walk
 from .readers import Reader, Reading
 
 MERGES = ("trail", "rrf")
+READINGS = ("leads", "step")   # how the reader reads: readers.py, ``LLMReader`` and ``StepReader``
 
 
 @dataclass(frozen=True)
 class InvestigateSettings:
-    """Query-time settings of the loop, kept by the suite rule (the development sets' mean rises by at least 0.004
-    and no set falls by more than 0.02). The grid of benchmarks/investigation.py on generated seeds 100-115 with the
-    embedded 1.5B reader (`--choose --seeds 100-115 --steps 2`, results/investigation_choose.json) found its best
-    loop at rrf, two leads, no sub-questions (0.778 against these defaults' 0.713; the walk alone, steps=1, 0.778);
-    on the other development sets (`--sets dev`: three hand-written cases and 2wiki_first20) that change lost the
-    ashcombe_hoard case 0.086 (results/investigation_dev_*.json), so the defaults chosen before on seeds 100-101
-    stay. The walk alone beats these defaults on four of the five development sets (not on ashcombe_hoard); steps
-    stays 2 because following leads is what this strategy is for and what its page shows (docs/investigate.md)."""
-    # rounds of retrieval: 2 = the walk, one reading, one round of leads
-    steps: int = setting(2, "at most this many rounds of retrieval (1: the walk alone, no reading)", minimum=1,
+    """Query-time settings of the loop, kept by the suite rule: over generated seeds 100-115 and the other development
+    sets (three hand-written cases and 2wiki_first20) the mean rises by at least 0.004 and no set falls by more than
+    0.02. With the embedded 1.5B model, reading by steps (``StepReader``), trail merge and three rounds beats both the
+    leads reader at its best grid settings and the walk alone (steps=1) on that suite; leads, sub_questions and
+    set_aside are the leads reading's, chosen on its grid (benchmarks/investigation.py --choose; docs/investigate.md
+    has the figures and the commands)."""
+    # rounds of retrieval: 3 = the walk, then up to two readings, each followed by a round of searches
+    steps: int = setting(3, "at most this many rounds of retrieval (1: the walk alone, no reading)", minimum=1,
                          maximum=6)
-    # the 1.5B reader's first lead is its best: two leads (with no sub-question) pushed the question's own passages
-    # out of the top 3 on a hand-written case (ashcombe_hoard 0.582 -> 0.496) while helping seeds 100-115
+    # leads reading: the 1.5B reader's first lead is its best: two leads (with no sub-question) pushed the question's
+    # own passages out of the top 3 on a hand-written case (ashcombe_hoard 0.582 -> 0.496) while helping seeds 100-115
     leads: int = setting(1, "how many of the reader's leads (best first) each round follows", minimum=0,
                          maximum=3)
     candidates: int = setting(10, "leads offered to the reader after each round, best first by walk mass over "
                               "specificity", minimum=1, maximum=30)
     show: int = setting(3, "passages of the trail so far the reader sees (its best first)", minimum=1, maximum=10)
     depth: int = setting(10, "passages each search contributes to the merge", minimum=1, maximum=100)
-    # rrf: a passage the question's walk and a lead's search both reach rises; trail gives each follow-up a place of
-    # its own in the top 3 (seeds 100-115, one lead and one sub-question: trail 0.695, rrf 0.713)
-    merge: str = setting("rrf", "how the rounds' rankings become one: trail (round robin over the searches in "
+    # rrf: a passage the question's walk and a follow-up both reach rises; trail gives each follow-up a place of its
+    # own in the top 3. By steps, trail over three rounds did best on the suite; by leads, rrf (one lead and one
+    # sub-question on seeds 100-115: trail 0.695, rrf 0.713)
+    merge: str = setting("trail", "how the rounds' rankings become one: trail (round robin over the searches in "
                          "the order they ran; the answer reads them in that order) or rrf (reciprocal rank fusion)",
                          choices=MERGES)
-    # a perfect reader's sub-questions raise sense-making most (results/investigation_choose.json); the 1.5B
+    # leads reading: a perfect reader's sub-questions raise sense-making most (results/investigation_choose.json); the 1.5B
     # reader's lower it on seeds 100-115 (two leads, rrf: 0.403 with none, 0.392 with one); only the pair of
     # settings was tried on the other sets, so one stays, as chosen on seeds 100-101
     sub_questions: int = setting(1, "how many of the first reading's sub-questions (best first) the next round "
                                  "searches: the reader may split a question that names nothing to look up (a "
                                  "reason, being there, the means); 0: none", minimum=0, maximum=3)
-    # seeds 100-115: with the 1.5B reader every set-aside configuration scores 0.588 or less against the walk's
+    # leads reading, seeds 100-115: with the 1.5B reader every set-aside configuration scores 0.588 or less against the walk's
     # 0.778 (its "useful" lists leave out supporting passages); the perfect reader's best configuration sets
     # aside: a stronger model may want it.
+    # a step names its own next search, where a lead is one of the graph's phrases in what was read; a step that
+    # only restates what was read ends the loop, which keeps simple questions at the walk's ranking
+    reading: str = setting("step", "how the model reads between rounds: step (it writes the next step of "
+                           "reasoning, which the next round searches; a step that only restates the evidence ends the "
+                           "loop) or leads (it picks leads from the graph's list, and may split the question)",
+                           choices=READINGS)
     set_aside: bool = setting(False, "a passage the reader read and judged no help to the question leaves the "
                               "trail: later readings see the next passages instead, and it ranks below every "
                               "passage not judged so")
@@ -80,16 +86,21 @@ class InvestigateSettings:
 
 class InvestigateRetriever:
     def __init__(self, graph: KnowledgeGraph, walker: HippoRAGRetriever, lexical: BM25Index, case: Case,
-                 reader: Reader, settings: InvestigateSettings = InvestigateSettings()):
+                 readers: Mapping[str, Reader], settings: InvestigateSettings = InvestigateSettings()):
+        """``readers``: a reader for each way of reading it offers (``READINGS``); ``settings.reading`` must be one."""
+        if settings.reading not in readers:
+            raise ValueError(f"investigate: no {settings.reading!r} reader among {', '.join(readers)}")
         self.graph, self.walker, self.lexical, self.case = graph, walker, lexical, case
-        self.reader, self.settings = reader, settings
+        self.readers, self.settings = dict(readers), settings
 
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
                  params: Mapping[str, object] | None = None) -> Retrieval:
         p = settings_with(self.settings, params)
         g = self.graph
+        reader = self.readers[p.reading]
+        follows = "the steps the reader writes" if p.reading == "step" else f"the leads the {reader.name} reader follows"
         ex = Explanation(method=f"up to {p.steps} rounds: HippoRAG's walk from the question, then walks and BM25 "
-                                f"from the leads the {self.reader.name} reader follows; merged by {p.merge}")
+                                f"from {follows}; merged by {p.merge}")
         started = time.perf_counter()
         with ex.stage("round 1 search"):
             first = self.walker.walk(question, p.depth, expansions)
@@ -106,17 +117,20 @@ class InvestigateRetriever:
             everything = merged(searches, p.merge, len(g.passage_ids))
             trail = [pid for pid in everything if pid not in aside]
             shown = trail[:p.show]
-            offered_nodes = self._candidates(shown, mass, followed, p.candidates)
+            # a step reader writes its own query: no list of leads to offer it
+            offered_nodes = self._candidates(shown, mass, followed, p.candidates) if p.reading == "leads" else []
             offered = [g.phrases[i] for i in offered_nodes]
-            with ex.stage(f"round {number - 1} read", f"{self.reader.name} reader", llm=self.reader.uses_llm):
-                read = self.reader.read(question, [self.case.passage(pid) for pid in shown], offered,
-                                        first=number == 2, judge=p.set_aside)
+            with ex.stage(f"round {number - 1} read", f"{reader.name} reader", llm=reader.uses_llm):
+                read = reader.read(question, [self.case.passage(pid) for pid in shown], offered,
+                                   first=number == 2, judge=p.set_aside)
             useful = read.useful
             newly = [pid for n, pid in enumerate(shown) if n not in useful] if p.set_aside and useful is not None \
                 else []
             aside += newly
-            # The loop follows the reader's first picks: how many is a setting, not the prompt's business.
-            reading = replace(read, leads=read.leads[:p.leads], sub_questions=read.sub_questions[:p.sub_questions])
+            # The loop follows the reader's first picks: how many is a setting, not the prompt's business. A step
+            # reader's one step is its query: the sub-questions setting counts the leads reader's own questions.
+            asked = read.sub_questions if p.reading == "step" else read.sub_questions[:p.sub_questions]
+            reading = replace(read, leads=read.leads[:p.leads], sub_questions=asked)
             chosen = [offered_nodes[i] for i in reading.leads]
             queries = [g.phrases[i] for i in chosen] + list(reading.sub_questions)
             stop = "the reader says the evidence is enough" if reading.enough else \
@@ -124,7 +138,7 @@ class InvestigateRetriever:
             if reading.enough:   # nothing is followed after "enough", whatever else the reader listed
                 chosen, reading = [], replace(reading, leads=(), sub_questions=())
             ex.rounds.append(self._round(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
-                                         self.reader.name, newly))
+                                         reader.name, newly))
             if stop:
                 break
             started = time.perf_counter()

@@ -8,40 +8,55 @@ from indexes import BM25_INDEX
 from kg import KNOWLEDGE_GRAPH
 from kg.walk import HippoConfig, HippoRAGRetriever
 
-from .readers import LLMReader, Reader, WalkReader
+from .readers import LLMReader, Reader, StepReader, WalkReader
 from .retriever import InvestigateRetriever, InvestigateSettings
 
 PARAMS = params_of(InvestigateSettings)
-# no reader to ask sub-questions or to judge what it read
-WALK_PARAMS = tuple(p for p in PARAMS if p.name not in ("sub_questions", "set_aside"))
+# one way of reading (the walk's leads), no reader to ask sub-questions or to judge what it read
+LEADS_ONLY = ("reading", "sub_questions", "set_aside")
+WALK_PARAMS = tuple(p for p in PARAMS if p.name not in LEADS_ONLY)
 
 
-def build_with(reader_for: Callable[[BuildContext], Reader]) -> Callable[[BuildContext, Mapping[str, Value]],
-                                                                           InvestigateRetriever]:
-    """A build whose loop reads with ``reader_for(ctx)`` (benchmarks plug in an oracle reader this way)."""
+def build_with(readers_for: Callable[[BuildContext], Mapping[str, Reader]],
+               settings: InvestigateSettings | None = None) -> Callable[[BuildContext, Mapping[str, Value]],
+                                                                                 InvestigateRetriever]:
+    """A build whose loop reads with ``readers_for(ctx)``, a reader for each way of reading it offers (benchmarks
+    plug in an oracle reader this way); ``settings``: the loop's defaults (a loop with only a leads reader reads
+    leads)."""
     def build(ctx: BuildContext, params: Mapping[str, Value]) -> InvestigateRetriever:
         graph = ctx.shared(KNOWLEDGE_GRAPH).graph
         # The walk's own LLM fact filter stays off: the loop's reader is where the model reads.
         lexical = ctx.shared(BM25_INDEX)
         walker = HippoRAGRetriever(graph, ctx.embedder, HippoConfig(llm_filter=False), lexical=lexical)
-        return InvestigateRetriever(graph, walker, lexical, ctx.case, reader_for(ctx))
+        return InvestigateRetriever(graph, walker, lexical, ctx.case, readers_for(ctx),
+                                    settings or InvestigateSettings())
     return build
 
 
-def llm_reader(ctx: BuildContext) -> Reader:
-    """The run's chat model as the reader."""
+LEADS = InvestigateSettings(reading="leads")   # the defaults of a loop whose only reader picks leads
+
+
+def leads_only(reader: Reader) -> Callable[[BuildContext], Mapping[str, Reader]]:
+    """``reader`` as a loop's only way of reading: picking leads."""
+    return lambda ctx: {"leads": reader}
+
+
+def llm_readers(ctx: BuildContext) -> dict[str, Reader]:
+    """The run's chat model, reading either way."""
     if ctx.backend is None:
         raise ValueError("the investigate strategy reads with a chat model, and this run has none")
-    return LLMReader(ctx.backend.client, ctx.backend.model)
+    client, model = ctx.backend.client, ctx.backend.model
+    return {"step": StepReader(client, model, ctx.shared(BM25_INDEX).tokens), "leads": LLMReader(client, model)}
 
 
 INVESTIGATE = Strategy(
     "investigate", "Investigate", "Follows leads like a detective: the walk from the question, then a language model "
-    "reads what was found and picks the leads (and sub-questions) the next walks start from.",
-    build_with(llm_reader), params=PARAMS, needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH, BM25_INDEX),
-    extra_llm_calls=lambda values: int(values["steps"]) - 1)   # one read after every round but the last
+    "reads what was found and writes the next step to look up (or, reading by leads, picks the graph's leads), "
+    "which the next walk starts from; it stops when a step only restates what it read.",
+    build_with(llm_readers), params=PARAMS, needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH, BM25_INDEX),
+    extra_llm_calls=lambda values: int(values["steps"]) - 1)   # at most one read after every round but the last
 INVESTIGATE_WALK = Strategy(
     "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "
     "walk's best leads blindly, so the lab shows what reading adds.",
-    build_with(lambda ctx: WalkReader()), params=WALK_PARAMS, uses_triples=True,
+    build_with(leads_only(WalkReader()), LEADS), params=WALK_PARAMS, uses_triples=True,
     products=(KNOWLEDGE_GRAPH, BM25_INDEX))

@@ -7,7 +7,7 @@ import pytest
 
 from core.storage import Storage
 from indexes import BM25Index
-from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, WalkReader, merged
+from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, StepReader, WalkReader, merged
 from investigate.readers import reading_messages
 from kg import build_graph
 from kg.walk import HippoConfig, HippoRAGRetriever
@@ -55,8 +55,15 @@ def parts(embedder):
 
 
 def investigator(parts, reader, **settings) -> InvestigateRetriever:
+    """The loop over the bridge case, ``reader`` reading the way ``settings`` say (leads unless told)."""
     case, graph, walker, lexical = parts
-    return InvestigateRetriever(graph, walker, lexical, case, reader, InvestigateSettings(**settings))
+    loop = InvestigateSettings(**{"reading": "leads", **settings})
+    return InvestigateRetriever(graph, walker, lexical, case, {loop.reading: reader}, loop)
+
+
+def test_a_loop_asked_to_read_in_a_way_it_has_no_reader_for_says_so(parts):
+    with pytest.raises(ValueError, match="no 'step' reader among leads"):
+        InvestigateRetriever(*parts[1:3], parts[3], parts[0], {"leads": WalkReader()}, InvestigateSettings())
 
 
 def test_the_trail_merge_takes_turns_and_rrf_fuses_round_by_round():
@@ -123,6 +130,31 @@ def test_a_scripted_reader_seeds_the_next_round_with_its_lead_and_the_loop_stops
     assert [s.llm for s in r.explanation.stages if "read" in s.name] == [True, True]
     body = fault_server.requests[0][2]
     assert body["response_format"]["type"] == "json_schema"   # schema-constrained where the server supports it
+
+
+def test_a_scripted_step_is_searched_next_and_a_step_that_restates_the_evidence_ends_the_loop(fault_server, parts):
+    """The step reader over a loopback server: its first step names something the passages read do not (the
+    registry), so the next round searches it; its second only restates a passage it read, so the loop stops there
+    as answered, though steps allow more."""
+    case, _, _, lexical = parts
+    steps = ["Find the registry record that names the owner of the grey van.",
+             "Plate QX41 VTR is registered to Tobias Fenn."]
+    prompts: list[str] = []
+
+    def handler(h, req):
+        prompts.append(req["messages"][-1]["content"])
+        reply(200, chat_body(json.dumps({"enough": False, "next": steps[len(prompts) - 1]})))(h, req)
+
+    fault_server.script = [handler]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    r = investigator(parts, StepReader(client, "m", lexical.tokens), reading="step", steps=4).retrieve(QUESTION, 3)
+    rounds = r.explanation.rounds
+    assert len(prompts) == 2 and len(rounds) == 2 and "<lead>" not in prompts[0]   # no list of leads to pick from
+    assert rounds[0].sub_questions == steps[:1] and rounds[0].offered == rounds[0].chosen == []
+    assert rounds[1].searched == steps[:1] and "N2" in prompts[1]   # the registry, found by the step, was read
+    assert rounds[1].enough and "restates the evidence" in rounds[1].why and rounds[1].sub_questions == []
+    assert {"N1", "N2"} <= set(r.ids)
 
 
 def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_server, parts):
@@ -196,17 +228,21 @@ def test_the_lab_runs_the_walk_loop_and_the_report_carries_the_trail(parts, embe
     assert report["questions"][0]["results"]["hipporag"]["explanation"]["rounds"] == []
 
 
-def test_the_embedded_model_reads_a_round(backend, base_settings, parts, storage):
+@pytest.mark.parametrize("reading", ["leads", "step"])
+def test_the_embedded_model_reads_a_round(backend, base_settings, parts, storage, reading):
     """End to end on the real embedded model: the structure of one reading, not its words."""
     case = parts[0]
     config = RunConfig(strategies=("investigate",), retrieval_only=True, triples="precomputed",
-                       params={"investigate": {"steps": 2}})
+                       params={"investigate": {"steps": 2, "reading": reading}})
     lab = Lab(case, base_settings, config, embedder=backend.embedder, backend=backend, storage=storage)
     lab.build()
     r = lab.ask(case.questions[0]).results["investigate"]
     rounds = r.explanation.rounds
     assert rounds[0].reader == "llm" and 1 <= len(rounds) <= 2 and len(r.passages) == 3
     assert set(rounds[0].chosen) <= set(rounds[0].offered) and r.llm_calls == 1
+    if reading == "step":   # one step of its own, or it stopped (it said enough, or the step restated the evidence)
+        assert rounds[0].offered == rounds[0].chosen == [] and len(rounds[0].sub_questions) <= 1
+        assert rounds[0].sub_questions or rounds[0].enough or "no lead or question" in rounds[0].why
     if len(rounds) == 2:
         assert rounds[1].searched == rounds[0].chosen + rounds[0].sub_questions
 
