@@ -688,10 +688,11 @@ def _investigation(results, quick: bool, load) -> list[str]:
     out = ["## Investigation mode: following leads", "",
            f"`python benchmarks/investigation.py{params}` (measured {inv['environment']['date']} at "
            f"{inv['environment']['commit']}, reader {model}): `investigate` walks from the question, then the model "
-           "reads the passages found and picks leads (graph nodes in them) and, once, sub-questions for the next "
-           "walks; `investigate-walk` follows the walk's best leads with no reading; the perfect reader takes the "
-           "leads (or, failing those, a gold fact as its sub-question) that open a supporting document not yet "
-           "found. Reads: LLM reads per question (median); s: LLM seconds per question (median), as measured "
+           "reads the passages found and writes the next step of reasoning, which the next round searches (at its "
+           "default, `reading` = step; a step that only restates what it read ends the loop); "
+           "`investigate-walk` follows the walk's best leads with no reading; the perfect reader reads by leads: it "
+           "takes the leads (or, failing those, a gold fact as its sub-question) that open a supporting document not "
+           "yet found. Reads: LLM reads per question (median); s: LLM seconds per question (median), as measured "
            "when the readings were made (from results/investigation_first_pass.json where this run served them "
            "from the response cache).", ""]
     gen = inv.get("generated")
@@ -756,16 +757,18 @@ def _by_type(summary: dict) -> list:
 
 
 def _investigation_choose(results, quick: bool, load) -> list[str]:
-    """How investigate's merge and follow counts were chosen: the grid on the choosing seeds and the rule."""
+    """How investigate's reading, merge and follow counts were chosen: the grid on the choosing seeds and the rule."""
     ch = load(results, "investigation_choose")
     if not ch:
         return []
     seeds = ch["seeds"]
-    out = ["## Investigation mode: merge, leads and sub-questions", "",
+    out = ["## Investigation mode: reading, merge, leads and sub-questions", "",
            f"`python benchmarks/investigation.py --choose --seeds {seeds[0]}-{seeds[-1]} --steps {ch['steps']}` "
            f"(measured {ch['environment']['date']} at {ch['environment']['commit']}): Recall@3 by question type on "
            f"generated seeds {seeds[0]}-{seeds[-1]} (the report seeds 1-10, the bundled case and MuSiQue untouched), "
-           f"each loop at steps {ch['steps']}. The rule: {ch['rule'].split(':', 1)[1].strip()} The baseline is "
+           f"each loop reading by leads at steps {ch['steps']}"
+           + (f"; `investigate` also reading by steps at {ch['step_grid']['steps']} rounds" if "step_grid" in ch else "")
+           + f". The rule: {ch['rule'].split(':', 1)[1].strip()} The baseline is "
            f"{ch['baseline']}: the walk alone, so a loop's settings must beat not looping at all.", ""]
     for loop, data in ch["loops"].items():
         out += _grid_loop(loop, data)
@@ -794,10 +797,19 @@ def _grid_loop(loop: str, data: dict) -> list[str]:
 
 # The loop's two candidate settings on the development sets other than the generated grid's (`--sets dev`).
 # Each: its result name, its settings, what they are, and the assignments that reproduce it.
-DEV_RUNS = (("investigation_dev_leads1_sub1", "rrf, one lead, one sub-question", "the defaults",
-             "--set investigate.leads=1 --set investigate.sub_questions=1 --set investigate-walk.leads=1"),
-            ("investigation_dev_leads2_sub0", "rrf, two leads, no sub-question", "the generated grid's best loop",
-             "--set investigate.leads=2 --set investigate.sub_questions=0 --set investigate-walk.leads=2"))
+# The runs before reading by steps (2026-12-03) were made at the defaults of their day: reading leads, rrf, two rounds.
+_LEADS_DAY = ("--set investigate.reading=leads --set investigate.merge=rrf --set investigate.steps=2 "
+              "--set investigate-walk.merge=rrf --set investigate-walk.steps=2")
+DEV_RUNS = (("investigation_dev_leads1_sub1", "leads, rrf, one lead, one sub-question, two rounds",
+             "the defaults before reading by steps",
+             f"{_LEADS_DAY} --set investigate.leads=1 --set investigate.sub_questions=1 --set investigate-walk.leads=1"),
+            ("investigation_dev_leads2_sub0", "leads, rrf, two leads, no sub-question, two rounds",
+             "the leads grid's best loop",
+             f"{_LEADS_DAY} --set investigate.leads=2 --set investigate.sub_questions=0 --set investigate-walk.leads=2"),
+            ("investigation_dev_step_rrf2", "steps, rrf, two rounds", "the generated grid's choice",
+             "--set investigate.merge=rrf --set investigate.steps=2 --set investigate-walk.merge=rrf "
+             "--set investigate-walk.steps=2"),
+            ("investigation_dev_step", "steps, trail, three rounds", "the defaults", ""))
 
 
 def _investigation_dev(results, quick: bool, load) -> list[str]:
@@ -811,8 +823,9 @@ def _investigation_dev(results, quick: bool, load) -> list[str]:
            "A change of the loop's defaults is kept by the suite rule: the mean over the development sets (these "
            "and the generated seeds 100-115 above) rises by at least 0.004 and no set falls by more than 0.02.", ""]
     for run, name, settings, what, sets in runs:
+        assigned = f" {sets}" if sets else ""
         out += [f"- {settings} ({what}): `python benchmarks/investigation.py --sets dev --strategies "
-                f"{','.join(run['strategies'])} {sets} --out {name}` (measured {run['environment']['date']} at "
+                f"{','.join(run['strategies'])}{assigned} --out {name}` (measured {run['environment']['date']} at "
                 f"{run['environment']['commit']})"]
     first = runs[0][0]["dev"]
     out += [""]
