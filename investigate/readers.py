@@ -1,9 +1,12 @@
-"""Who reads the evidence between rounds and picks the next leads: a language model, or the walk's mass alone.
+"""Who reads the evidence between rounds and says what to look up next: a language model, or the walk's mass alone.
 
 A reader gets the question, the passages found so far and a short numbered list of leads (graph nodes in those
 passages, best first by the walk) and answers with a ``Reading``: which leads to follow, questions of its own to ask,
 and whether the evidence is already enough. Choosing from a list suits a small model better than naming leads in
 free text (measured in the issue: a 1.5B model's free-text leads were uneven; its picks from a list are checked).
+``StepReader`` reads the other way (IRCoT's): it writes the next step of reasoning as one sentence, which the next
+round searches, and ends the loop when that step only restates the evidence; with the 1.5B model it did better on
+the development sets than picking from the list (docs/investigate.md).
 """
 from __future__ import annotations
 

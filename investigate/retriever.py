@@ -1,9 +1,11 @@
 """Investigation: retrieve, read, follow leads, retrieve again, as a detective works a case.
 
 Round 1 is HippoRAG's walk from the question (``kg.walk``, its LLM fact filter off). After each round a reader
-(``readers.py``) sees the passages found so far and a numbered list of leads, the graph's phrase nodes in those
-passages ranked by walk mass over node specificity, and picks leads to follow, questions of its own (the first
-reading may split a question that names nothing into sub-questions), or says the evidence is enough. Each lead and
+(``readers.py``) sees the passages found so far and, by ``reading``, either writes the next step of reasoning (a
+sentence the next round searches; a step that only restates what it read ends the loop) or is offered a numbered list
+of leads, the graph's phrase nodes in those passages ranked by walk mass over node specificity, and picks leads to
+follow, questions of its own (the first reading may split a question that names nothing into sub-questions), or
+says the evidence is enough. Each lead and
 sub-question is searched by a walk seeded from it (a lead is a graph node, so it seeds the walk itself; its dense
 score seeds the passages) fused by RRF with BM25 on its words (identifiers and names match literally). The loop
 stops when the reader says enough, a round finds nothing new, no lead is left, or after ``steps`` rounds.
@@ -47,6 +49,12 @@ class InvestigateSettings:
     leads reader at its best grid settings and the walk alone (steps=1) on that suite; leads, sub_questions and
     set_aside are the leads reading's, chosen on its grid (benchmarks/investigation.py --choose; docs/investigate.md
     has the figures and the commands)."""
+    # a step names its own next search, where a lead is one of the graph's phrases in what was read; a step that
+    # only restates what was read ends the loop, which keeps simple questions at the walk's ranking
+    reading: str = setting("step", "how the model reads between rounds: step (it writes the next step of "
+                           "reasoning, which the next round searches; a step that only restates the evidence ends the "
+                           "loop) or leads (it picks leads from the graph's list, and may split the question)",
+                           choices=READINGS)
     # rounds of retrieval: 3 = the walk, then up to two readings, each followed by a round of searches
     steps: int = setting(3, "at most this many rounds of retrieval (1: the walk alone, no reading)", minimum=1,
                          maximum=6)
@@ -64,21 +72,15 @@ class InvestigateSettings:
     merge: str = setting("trail", "how the rounds' rankings become one: trail (round robin over the searches in "
                          "the order they ran; the answer reads them in that order) or rrf (reciprocal rank fusion)",
                          choices=MERGES)
-    # leads reading: a perfect reader's sub-questions raise sense-making most (results/investigation_choose.json); the 1.5B
-    # reader's lower it on seeds 100-115 (two leads, rrf: 0.403 with none, 0.392 with one); only the pair of
+    # leads reading: a perfect reader's sub-questions raise sense-making most (results/investigation_choose.json); the
+    # 1.5B reader's lower it on seeds 100-115 (two leads, rrf: 0.403 with none, 0.392 with one); only the pair of
     # settings was tried on the other sets, so one stays, as chosen on seeds 100-101
     sub_questions: int = setting(1, "how many of the first reading's sub-questions (best first) the next round "
                                  "searches: the reader may split a question that names nothing to look up (a "
                                  "reason, being there, the means); 0: none", minimum=0, maximum=3)
-    # leads reading, seeds 100-115: with the 1.5B reader every set-aside configuration scores 0.588 or less against the walk's
-    # 0.778 (its "useful" lists leave out supporting passages); the perfect reader's best configuration sets
-    # aside: a stronger model may want it.
-    # a step names its own next search, where a lead is one of the graph's phrases in what was read; a step that
-    # only restates what was read ends the loop, which keeps simple questions at the walk's ranking
-    reading: str = setting("step", "how the model reads between rounds: step (it writes the next step of "
-                           "reasoning, which the next round searches; a step that only restates the evidence ends the "
-                           "loop) or leads (it picks leads from the graph's list, and may split the question)",
-                           choices=READINGS)
+    # leads reading, seeds 100-115: with the 1.5B reader every set-aside configuration scores 0.588 or less against
+    # the walk's 0.778 (its "useful" lists leave out supporting passages); the perfect reader's best configuration
+    # sets aside: a stronger model may want it.
     set_aside: bool = setting(False, "a passage the reader read and judged no help to the question leaves the "
                               "trail: later readings see the next passages instead, and it ranks below every "
                               "passage not judged so")
