@@ -672,17 +672,14 @@ def _investigation(results, quick: bool, load) -> list[str]:
     inv = load(results, "investigation")
     if not inv:
         return []
-    # The readings' seconds as first measured: a rerun serves the same readings from the response cache in ~0 s,
-    # and then the first pass's figure stands in for its own.
-    first = load(results, "investigation_first_pass") or inv
-
     def seconds(part: str, key: str) -> object:
-        def median(run: dict) -> object:
-            summary = run.get(part, {})
-            summary = summary.get("summary", summary) if part == "generated" else summary
-            return summary.get(key, {}).get("median_llm_s", "-")
-        own = median(inv)
-        return own if not isinstance(own, (int, float)) or own > 0 else median(first)
+        """The run's own median LLM seconds; a rerun that served every reading from the response cache measured none
+        (~0 s), and no other run's figure stands in: another run may have read with another prompt."""
+        summary = inv.get(part, {})
+        summary = summary.get("summary", summary) if part == "generated" else summary
+        own = summary.get(key, {}).get("median_llm_s", "-")
+        calls = summary.get(key, {}).get("median_calls", 0)
+        return "cached" if isinstance(own, (int, float)) and own == 0 and calls else own
     model = inv.get("model") or "no chat model"
     params = f" with `{' '.join('--set ' + a for a in inv['params'])}`" if inv.get("params") else ""
     out = ["## Investigation mode: following leads", "",
@@ -692,9 +689,9 @@ def _investigation(results, quick: bool, load) -> list[str]:
            "default, `reading` = step; a step that only restates what it read ends the loop); "
            "`investigate-walk` follows the walk's best leads with no reading; the perfect reader reads by leads: it "
            "takes the leads (or, failing those, a gold fact as its sub-question) that open a supporting document not "
-           "yet found. Reads: LLM reads per question (median); s: LLM seconds per question (median), as measured "
-           "when the readings were made (from results/investigation_first_pass.json where this run served them "
-           "from the response cache).", ""]
+           "yet found. Reads: LLM reads per question (median); s: LLM seconds per question (median), as this run "
+           "measured them (\"cached\" where it served every reading from the response cache: rerun with a fresh "
+           "cache to time them).", ""]
     gen = inv.get("generated")
     if gen:
         seeds = gen["rows"]
