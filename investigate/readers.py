@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from core.types import Passage
@@ -85,11 +85,15 @@ def reading_schema(max_leads: int, max_questions: int, judged: int = 0) -> dict[
     return schema
 
 
+def evidence(passages: Sequence[Passage], numbered: bool = False) -> str:
+    """The passages as a reader sees them: fenced, ``PASSAGE_CHARS`` each, one a line (numbered from 1 if asked)."""
+    return "\n".join(f'{f"{n}. " if numbered else ""}<passage id="{quoted(p.id)}">{fenced(p.title)}: '
+                     f'{fenced(p.text[:PASSAGE_CHARS])}</passage>' for n, p in enumerate(passages, 1))
+
+
 def reading_messages(question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
                      judge: bool = False) -> list[dict]:
     """The reading's prompt; ``judge`` numbers the passages and asks which of them help, too."""
-    evidence = "\n".join(f'{f"{n}. " if judge else ""}<passage id="{quoted(p.id)}">{fenced(p.title)}: '
-                         f'{fenced(p.text[:PASSAGE_CHARS])}</passage>' for n, p in enumerate(passages, 1))
     leads = "\n".join(f"{n}. <lead>{fenced(text)}</lead>" for n, text in enumerate(offered, 1))
     ask = "List as useful the numbers of the passages that help answer the question (none, if none does). " \
         if judge else ""
@@ -103,8 +107,8 @@ def reading_messages(question: str, passages: Sequence[Passage], offered: Sequen
                 "Otherwise leave sub_questions empty. ")
     ask += "Say enough: true only if the evidence already answers the question."
     return [{"role": "system", "content": reading_system(judge)},
-            {"role": "user", "content": f"Question: {fenced(question)}\n\nEvidence found so far:\n{evidence}\n\n"
-                                        f"Leads:\n{leads or '(none)'}\n\n{ask}"}]
+            {"role": "user", "content": f"Question: {fenced(question)}\n\nEvidence found so far:\n"
+                                        f"{evidence(passages, judge)}\n\nLeads:\n{leads or '(none)'}\n\n{ask}"}]
 
 
 class LLMReader:
@@ -118,22 +122,32 @@ class LLMReader:
     def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
              judge: bool = False) -> Reading:
         max_questions = MAX_SUB_QUESTIONS if first else 0   # sub-questions split the question: once, first
-        started = time.perf_counter()
-        out = chat_json(self.client, reading_messages(question, passages, offered, first=first, judge=judge),
-                        model=self.model, schema=reading_schema(MAX_LEADS, max_questions, len(passages) if judge else 0),
-                        max_tokens=self.max_tokens, check=_reading_shape)
-        ms = round((time.perf_counter() - started) * 1000, 1)
-        if not isinstance(out.value, dict):   # unreadable twice: follow nothing rather than guess
-            return Reading(why=f"the reader's reply was unreadable ({out.error[:120]})", llm_calls=out.calls,
-                           llm_ms=ms)
-        value = out.value
+        value, cost = _ask(self.client, self.model, reading_messages(question, passages, offered, first=first,
+                                                                     judge=judge),
+                           reading_schema(MAX_LEADS, max_questions, len(passages) if judge else 0), self.max_tokens,
+                           _reading_shape)
+        if value is None:
+            return cost
         chosen = _numbers(value.get("leads"), len(offered))[:MAX_LEADS]
         asked = [q.strip() for q in value.get("sub_questions") or [] if isinstance(q, str) and q.strip()]
         subs = tuple(q[:160] for q in dict.fromkeys(asked) if q.casefold() != question.strip().casefold())
         # No "useful" list at all is no judgement (nothing is set aside); an empty one says none of them helps.
         useful = _numbers(value["useful"], len(passages)) if judge and isinstance(value.get("useful"), list) else None
-        return Reading(chosen, subs[:max_questions], value.get("enough") is True, str(value.get("why") or "")[:240],
-                       out.calls, ms, useful)
+        return replace(cost, leads=chosen, sub_questions=subs[:max_questions], enough=value.get("enough") is True,
+                       why=str(value.get("why") or "")[:240], useful=useful)
+
+
+def _ask(client: OpenAIClient, model: str, messages: list[dict], schema: dict[str, Any], max_tokens: int,
+         check: Callable[[Any], None]) -> tuple[dict | None, Reading]:
+    """One reading's chat call: the reply's JSON object (None if it was unreadable twice) and a ``Reading`` with the
+    call's cost (and, when unreadable, why: the loop then follows nothing rather than guess)."""
+    started = time.perf_counter()
+    out = chat_json(client, messages, model=model, schema=schema, max_tokens=max_tokens, check=check)
+    ms = round((time.perf_counter() - started) * 1000, 1)
+    if not isinstance(out.value, dict):
+        return None, Reading(why=f"the reader's reply was unreadable ({out.error[:120]})", llm_calls=out.calls,
+                             llm_ms=ms)
+    return out.value, Reading(llm_calls=out.calls, llm_ms=ms)
 
 
 def _numbers(values: object, n: int) -> tuple[int, ...]:
@@ -143,8 +157,7 @@ def _numbers(values: object, n: int) -> tuple[int, ...]:
 
 
 def _reading_shape(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ValueError("not a JSON object")
+    _object_shape(value)
     for key, kind in (("useful", list), ("leads", list), ("sub_questions", list)):
         if key in value and not isinstance(value[key], kind):
             raise ValueError(f'"{key}" is not a list')
@@ -160,13 +173,12 @@ STEP_CHARS = 200   # a step is one sentence
 
 def step_messages(question: str, passages: Sequence[Passage]) -> list[dict]:
     """The prompt of a reading that writes the next step of reasoning (``StepReader``)."""
-    evidence = "\n".join(f'<passage id="{quoted(p.id)}">{fenced(p.title)}: {fenced(p.text[:PASSAGE_CHARS])}</passage>'
-                         for p in passages)
     ask = ("Write the next sentence of reasoning toward the answer: a fact the evidence states that bears on the "
            "question, or the next thing to find out, naming the people, things, places or times involved. "
            "Say enough: true only if the evidence already answers the question.")
     return [{"role": "system", "content": STEP_SYSTEM},
-            {"role": "user", "content": f"Question: {fenced(question)}\n\nEvidence found so far:\n{evidence}\n\n{ask}"}]
+            {"role": "user", "content": f"Question: {fenced(question)}\n\nEvidence found so far:\n"
+                                        f"{evidence(passages)}\n\n{ask}"}]
 
 
 class StepReader:
@@ -183,22 +195,17 @@ class StepReader:
 
     def read(self, question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,
              judge: bool = False) -> Reading:
-        started = time.perf_counter()
-        out = chat_json(self.client, step_messages(question, passages), model=self.model, schema=STEP_SCHEMA,
-                        max_tokens=self.max_tokens, check=_step_shape)
-        ms = round((time.perf_counter() - started) * 1000, 1)
-        if not isinstance(out.value, dict):   # unreadable twice: follow nothing rather than guess
-            return Reading(why=f"the reader's reply was unreadable ({out.error[:120]})", llm_calls=out.calls,
-                           llm_ms=ms)
-        step = str(out.value.get("next") or "").strip()[:STEP_CHARS]
+        value, cost = _ask(self.client, self.model, step_messages(question, passages), STEP_SCHEMA, self.max_tokens,
+                           _object_shape)
+        if value is None:
+            return cost
+        step = str(value.get("next") or "").strip()[:STEP_CHARS]
         known = set(self.words(" ".join([question, *(p.text for p in passages)])))
         if step and not any(w not in known for w in self.words(step)):
-            return Reading(enough=True, why=f"its next step restates the evidence: {step}", llm_calls=out.calls,
-                           llm_ms=ms)
-        return Reading(sub_questions=(step,) if step else (), enough=out.value.get("enough") is True,
-                       llm_calls=out.calls, llm_ms=ms)
+            return replace(cost, enough=True, why=f"its next step restates the evidence: {step}")
+        return replace(cost, sub_questions=(step,) if step else (), enough=value.get("enough") is True)
 
 
-def _step_shape(value: Any) -> None:
+def _object_shape(value: Any) -> None:
     if not isinstance(value, dict):
         raise ValueError("not a JSON object")
