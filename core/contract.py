@@ -92,10 +92,12 @@ def setting(default: Value, help: str, **options: Any) -> Any:
     return field(default=default, metadata={"param": {"help": help, **options}})
 
 
-def params_of(settings_type: type, exclude: Iterable[str] = ()) -> tuple[Param, ...]:
-    """The ``Param``s a settings dataclass declares with ``setting``, in field order."""
+def params_of(settings: object, exclude: Iterable[str] = ()) -> tuple[Param, ...]:
+    """The ``Param``s a settings dataclass declares with ``setting``, in field order; given an instance rather than
+    the class, its values are the defaults (two strategies sharing one settings type may default differently)."""
     skip = set(exclude)
-    return tuple(Param(f.name, f.default, **f.metadata["param"]) for f in fields(settings_type)  # type: ignore[arg-type]
+    default = (lambda f: f.default) if isinstance(settings, type) else (lambda f: getattr(settings, f.name))
+    return tuple(Param(f.name, default(f), **f.metadata["param"]) for f in fields(settings)  # type: ignore[arg-type]
                  if "param" in f.metadata and f.name not in skip)
 
 

@@ -1,11 +1,13 @@
 """A throwaway strategy, registered in this test only, reaches the CLI, the reports and the app with no other change."""
 import json
+from dataclasses import dataclass, replace
 
 import pytest
 
 import run_comparison
-from core.contract import Param, Strategy
+from core.contract import Param, Strategy, params_of, setting
 from core.types import Evidence, Explanation, Retrieval
+from investigate.strategy import WALK
 from lab import registry
 from lab.report import validate_report
 from lab.runner import RunConfig
@@ -133,3 +135,18 @@ def test_the_build_plan_lists_every_stage_a_build_reports(tmp_path):
     reported.clear()
     again.build(progress=lambda u: reported.append(u.stage))
     assert "embed passages" not in reported        # the saved graph is loaded, so the app marks it "nothing to do"
+
+
+def test_params_of_an_instance_default_to_its_values():
+    """Two strategies sharing one settings type may default differently: the instance's values are the defaults."""
+    @dataclass(frozen=True)
+    class Knobs:
+        rounds: int = setting(3, "rounds", minimum=1)
+        merge: str = setting("trail", "merge", choices=("trail", "rrf"))
+        note: str = "not a parameter"
+
+    assert [(p.name, p.default) for p in params_of(Knobs)] == [("rounds", 3), ("merge", "trail")]
+    own = params_of(replace(Knobs(), rounds=2), exclude=("merge",))
+    assert [(p.name, p.default, p.minimum) for p in own] == [("rounds", 2, 1)]
+    # the blind loop's own defaults are its parameters' defaults
+    assert all(p.default == getattr(WALK, p.name) for p in registry.get("investigate-walk").params)
