@@ -7,6 +7,7 @@ collection and the next sync continues where it stopped.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from core.contract import BuildContext, BuildReport, Product
+from core.files import held
 from core.storage import Storage
 from core.types import Passage, Progress, ProgressUpdate
 from llm import Embedder
@@ -52,7 +54,9 @@ def open_chroma(storage: Storage):
     folder = Path(storage.data_dir) / "chroma"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with _OPENING:   # chromadb's per-path client registry is not thread-safe: two sessions opening at once
+        # chromadb's per-path client registry is not thread-safe, and a new store's tables are made by whichever
+        # process opens it first: two opening at once collide ("table collections already exists")
+        with writing_chroma(storage), _OPENING:
             client = chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
         client.list_collections()
     except Exception as exc:
@@ -61,6 +65,17 @@ def open_chroma(storage: Storage):
 
 
 _OPENING = threading.Lock()
+
+
+def writing_chroma(storage: Storage) -> contextlib.AbstractContextManager:
+    """One process (or thread) at a time creates or changes the Chroma folder: two that sync one collection at once
+    leave it inconsistent, and one that rebuilds a collection pulls it from under the other. A Chroma server orders
+    its own writes, so then nothing is held."""
+    if storage.chroma_host:
+        return contextlib.nullcontext()
+    with contextlib.suppress(OSError):   # an unusable folder fails with its own message once used
+        storage.data_dir.mkdir(parents=True, exist_ok=True)
+    return held(storage.data_dir / "chroma.lock", "writing the Chroma store")
 
 
 def _rebuild_hint(folder: Path, exc: Exception) -> str:
@@ -217,9 +232,11 @@ class VectorIndex:
 
 def _make(ctx: BuildContext) -> VectorIndex:
     """The case's passages in Chroma, synced for this build (shared by every strategy that searches vectors)."""
-    index = VectorIndex(open_chroma(ctx.storage), ctx.case.name, ctx.embedder, identity=ctx.case.identity,
-                        folder_hint="" if ctx.storage.chroma_host else str(ctx.storage.data_dir / "chroma"))
-    sync = index.sync(ctx.case.passages, progress=ctx.progress)
+    client = open_chroma(ctx.storage)
+    with writing_chroma(ctx.storage):
+        index = VectorIndex(client, ctx.case.name, ctx.embedder, identity=ctx.case.identity,
+                            folder_hint="" if ctx.storage.chroma_host else str(ctx.storage.data_dir / "chroma"))
+        sync = index.sync(ctx.case.passages, progress=ctx.progress)
     ctx.reports.append(BuildReport(
         name=STAGE, elapsed_ms=round(sync.elapsed_ms, 1), reused=sync.embedded == 0 and sync.deleted == 0,
         counts={"embedded": sync.embedded, "unchanged": sync.unchanged, "added": sync.added,

@@ -1,12 +1,18 @@
 """Writing whole or not at all (core/files.py): what every saved graph, report and result writes through."""
 from __future__ import annotations
 
+import logging
 import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from core.files import replacing, write_text_whole
+from core.files import held, replacing, write_text_whole
+
+from conftest import ROOT
 
 
 def test_a_write_replaces_the_file_and_leaves_no_temp_file(tmp_path: Path) -> None:
@@ -34,3 +40,46 @@ def test_a_new_file_gets_the_umasks_mode_not_a_private_one(tmp_path: Path) -> No
     finally:
         os.umask(old)
     assert (tmp_path / "case.json").stat().st_mode & 0o777 == 0o644
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from core.files import held
+with held(Path(sys.argv[1]), "a test"):
+    print("holding", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_held_lock_makes_another_process_wait_until_its_holder_dies(tmp_path: Path, caplog) -> None:
+    """The lock is the operating system's: a holder killed mid-work (a crash, a cancelled run) frees it."""
+    lock = tmp_path / "store.lock"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        entered = threading.Event()
+
+        def wait_for_it() -> None:
+            with held(lock, "the waiting side"):
+                entered.set()
+
+        with caplog.at_level(logging.INFO, logger="core.files"):
+            waiter = threading.Thread(target=wait_for_it)
+            waiter.start()
+            assert not entered.wait(1.5)   # still held by the other process
+            holder.kill()
+            assert entered.wait(30)
+            waiter.join()
+        assert "waiting for another process to finish the waiting side" in caplog.text
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_lock_that_cannot_be_made_is_not_held(tmp_path: Path) -> None:
+    """A folder that is missing or read-only: the guarded work runs and fails, if it must, with its own error."""
+    ran = []
+    with held(tmp_path / "no such folder" / "store.lock", "a test"):
+        ran.append(True)
+    assert ran == [True]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from core.contract import BuildContext, Strategy, Value, params_of
-from indexes import open_chroma
+from indexes import open_chroma, writing_chroma
 from kg import KNOWLEDGE_GRAPH
 
 from .retriever import VectorGraphRetriever, VectorGraphSettings
@@ -26,8 +26,10 @@ from .store import VectorGraphStore
 
 def build(ctx: BuildContext, params: Mapping[str, Value]) -> VectorGraphRetriever:
     graph = ctx.shared(KNOWLEDGE_GRAPH)
-    store = VectorGraphStore(open_chroma(ctx.storage), graph)
-    ctx.reports.append(store.fill(graph))
+    client = open_chroma(ctx.storage)
+    with writing_chroma(ctx.storage):
+        store = VectorGraphStore(client, graph)
+        ctx.reports.append(store.fill(graph))
     return VectorGraphRetriever(store, ctx.embedder, ctx.backend)
 
 
