@@ -34,6 +34,8 @@ class Reading:
     llm_ms: float = 0.0
     # 0-based indices into the passages read that help answer the question; None: the reader did not judge them
     useful: tuple[int, ...] | None = None
+    # with enough: why the loop ends, when it is the reader's rule and not the model saying the evidence is enough
+    enough_why: str = ""
 
 
 class Reader(Protocol):
@@ -202,7 +204,8 @@ class StepReader:
         step = str(value.get("next") or "").strip()[:STEP_CHARS]
         known = set(self.words(" ".join([question, *(p.text for p in passages)])))
         if step and not any(w not in known for w in self.words(step)):
-            return replace(cost, enough=True, why=f"its next step restates the evidence: {step}")
+            return replace(cost, enough=True, why=f"its next step restates the evidence: {step}",
+                           enough_why="so the question is taken as answered")
         return replace(cost, sub_questions=(step,) if step else (), enough=value.get("enough") is True)
 
 

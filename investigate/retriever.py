@@ -135,7 +135,7 @@ class InvestigateRetriever:
             reading = replace(read, leads=read.leads[:p.leads], sub_questions=asked)
             chosen = [offered_nodes[i] for i in reading.leads]
             queries = [g.phrases[i] for i in chosen] + list(reading.sub_questions)
-            stop = "the reader says the evidence is enough" if reading.enough else \
+            stop = (reading.enough_why or "the reader says the evidence is enough") if reading.enough else \
                 "no lead or question to follow" if not queries else ""
             if reading.enough:   # nothing is followed after "enough", whatever else the reader listed
                 chosen, reading = [], replace(reading, leads=(), sub_questions=())

@@ -154,6 +154,7 @@ def test_a_scripted_step_is_searched_next_and_a_step_that_restates_the_evidence_
     assert rounds[0].sub_questions == steps[:1] and rounds[0].offered == rounds[0].chosen == []
     assert rounds[1].searched == steps[:1] and "N2" in prompts[1]   # the registry, found by the step, was read
     assert rounds[1].enough and "restates the evidence" in rounds[1].why and rounds[1].sub_questions == []
+    assert "taken as answered" in rounds[1].why and "the reader says" not in rounds[1].why
     assert {"N1", "N2"} <= set(r.ids)
 
 
