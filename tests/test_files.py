@@ -83,3 +83,28 @@ def test_a_lock_that_cannot_be_made_is_not_held(tmp_path: Path) -> None:
     with held(tmp_path / "no such folder" / "store.lock", "a test"):
         ran.append(True)
     assert ran == [True]
+
+
+def test_two_threads_of_one_process_take_the_lock_in_turn(tmp_path: Path) -> None:
+    """Two app sessions are two threads of one process: the lock orders them as it orders processes."""
+    lock, order = tmp_path / "store.lock", []
+    first_in = threading.Event()
+
+    def first() -> None:
+        with held(lock, "first"):
+            order.append("first in")
+            first_in.set()
+            threading.Event().wait(0.8)
+            order.append("first out")
+
+    def second() -> None:
+        first_in.wait(10)
+        with held(lock, "second"):
+            order.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert order == ["first in", "first out", "second in"]
