@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 TYPES = ("simple", "multi-hop", "sense-making")   # generated.TYPES, restated so rendering imports no model code
 
@@ -793,44 +794,52 @@ def _grid_loop(loop: str, data: dict) -> list[str]:
                      for r in sorted(data["rows"], key=lambda r: -r["mean"])])
 
 
-# The loop's two candidate settings on the development sets other than the generated grid's (`--sets dev`).
-# Each: its result name, its settings, what they are, and the assignments that reproduce it.
+class DevRun(NamedTuple):
+    """A run of the loops' candidate settings on the development sets other than the generated grid's (`--sets dev`)."""
+    name: str        # its result name
+    settings: str    # investigate's settings
+    walk: str        # investigate-walk's settings in the same run (the blind loop has defaults of its own)
+    what: str        # what those settings are
+    sets: str        # the assignments that reproduce it
+
+
 # The runs before reading by steps (2026-12-03) were made at the defaults of their day: reading leads, rrf, two rounds.
 _LEADS_DAY = ("--set investigate.reading=leads --set investigate.merge=rrf --set investigate.steps=2 "
               "--set investigate-walk.merge=rrf --set investigate-walk.steps=2")
-DEV_RUNS = (("investigation_dev_leads1_sub1", "leads, rrf, one lead, one sub-question, two rounds",
-             "the defaults before reading by steps",
-             f"{_LEADS_DAY} --set investigate.leads=1 --set investigate.sub_questions=1 --set investigate-walk.leads=1"),
-            ("investigation_dev_leads2_sub0", "leads, rrf, two leads, no sub-question, two rounds",
-             "the leads grid's best loop",
-             f"{_LEADS_DAY} --set investigate.leads=2 --set investigate.sub_questions=0 --set investigate-walk.leads=2"),
-            ("investigation_dev_step_rrf2", "steps, rrf, two rounds", "the generated grid's choice",
-             "--set investigate.merge=rrf --set investigate.steps=2 --set investigate-walk.merge=rrf "
-             "--set investigate-walk.steps=2"),
-            ("investigation_dev_step", "steps, trail, three rounds", "the defaults", ""))
+DEV_RUNS = (
+    DevRun("investigation_dev_leads1_sub1", "leads, rrf, one lead, one sub-question, two rounds",
+           "rrf, one lead, two rounds", "the defaults before reading by steps",
+           f"{_LEADS_DAY} --set investigate.leads=1 --set investigate.sub_questions=1 --set investigate-walk.leads=1"),
+    DevRun("investigation_dev_leads2_sub0", "leads, rrf, two leads, no sub-question, two rounds",
+           "rrf, two leads, two rounds", "the leads grid's best loop",
+           f"{_LEADS_DAY} --set investigate.leads=2 --set investigate.sub_questions=0 --set investigate-walk.leads=2"),
+    DevRun("investigation_dev_step_rrf2", "steps, rrf, two rounds", "rrf, one lead, two rounds",
+           "the generated grid's choice", "--set investigate.merge=rrf --set investigate.steps=2 "
+           "--set investigate-walk.merge=rrf --set investigate-walk.steps=2"),
+    DevRun("investigation_dev_step", "steps, trail, three rounds", "trail, one lead, two rounds: its own defaults",
+           "the defaults", ""))
 
 
 def _investigation_dev(results, quick: bool, load) -> list[str]:
     """The generated grid's best loop against the defaults on development sets of other kinds."""
-    runs = [(run, name, settings, what, sets) for name, settings, what, sets in DEV_RUNS
-            if (run := load(results, name))]
+    runs = [(run, dev) for dev in DEV_RUNS if (run := load(results, dev.name))]
     if not runs:
         return []
     out = ["## Investigation mode: the candidates on development sets of other kinds", "",
            "Recall (@3 on the hand-written cases, @5 on 2wiki_first20) over all questions, the embedded 1.5B reader. "
            "A change of the loop's defaults is kept by the suite rule: the mean over the development sets (these "
            "and the generated seeds 100-115 above) rises by at least 0.004 and no set falls by more than 0.02.", ""]
-    for run, name, settings, what, sets in runs:
-        assigned = f" {sets}" if sets else ""
-        out += [f"- {settings} ({what}): `python benchmarks/investigation.py --sets dev --strategies "
-                f"{','.join(run['strategies'])}{assigned} --out {name}` (measured {run['environment']['date']} at "
-                f"{run['environment']['commit']})"]
+    for run, dev in runs:
+        assigned = f" {dev.sets}" if dev.sets else ""
+        out += [f"- {dev.settings} ({dev.what}): `python benchmarks/investigation.py --sets dev --strategies "
+                f"{','.join(run['strategies'])}{assigned} --out {dev.name}` (measured {run['environment']['date']} "
+                f"at {run['environment']['commit']})"]
     first = runs[0][0]["dev"]
     out += [""]
-    header = ["set", "hipporag (the walk alone)"] + [f"{s} ({settings})" for _, _, settings, _, _ in runs
-                                                     for s in ("investigate-walk", "investigate")]
+    header = ["set", "hipporag (the walk alone)"] + [label for _, dev in runs for label in (
+        f"investigate-walk ({dev.walk})", f"investigate ({dev.settings})")]
     out += _t(header, [[name, first[name]["hipporag"]["by_type"]["all"],
-                        *[run["dev"][name][s]["by_type"]["all"] for run, *_ in runs
+                        *[run["dev"][name][s]["by_type"]["all"] for run, _ in runs
                           for s in ("investigate-walk", "investigate")]] for name in first])
     return out
 
