@@ -36,6 +36,8 @@ class Reading:
     useful: tuple[int, ...] | None = None
     # with enough: why the loop ends, when it is the reader's rule and not the model saying the evidence is enough
     enough_why: str = ""
+    # with enough_why from a step reader: its step, which restated the evidence (the answer it read)
+    answer: str = ""
 
 
 class Reader(Protocol):
@@ -205,7 +207,7 @@ class StepReader:
         known = set(self.words(" ".join([question, *(p.text for p in passages)])))
         if step and not any(w not in known for w in self.words(step)):
             return replace(cost, enough=True, why=f"its next step restates the evidence: {step}",
-                           enough_why="so the question is taken as answered")
+                           enough_why="so the question is taken as answered", answer=step)
         return replace(cost, sub_questions=(step,) if step else (), enough=value.get("enough") is True)
 
 

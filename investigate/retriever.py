@@ -20,6 +20,11 @@ Both keep Recall@k comparable with one-shot strategies: k passages, whatever the
 are listed, and the answer step reads them, in trail order. With ``set_aside``, the reader also says which of the
 passages it read help; the others leave the trail (the next reading sees the passages after them) and come after
 every passage not judged so, in the merge's order: what a detective keeps in the file comes first.
+
+When a step restates the evidence, the reader has its answer in the passages it read: they stay in the top k, and
+if it has places beyond them (``after_answer`` = step), a search of the step fills those, round robin with the
+merge's unread tail: on a question of several hops the restated fact is often a bridge, and its far end is what
+those places should hold.
 """
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ from kg.walk import HippoRAGRetriever, Walk
 from .readers import Reader, Reading
 
 MERGES = ("trail", "rrf")
+AFTER_ANSWER = ("step", "walk")   # what fills the top k after the passages read, once a step restates them
 READINGS = ("leads", "step")   # how the reader reads: readers.py, ``LLMReader`` and ``StepReader``
 
 
@@ -78,6 +84,13 @@ class InvestigateSettings:
     sub_questions: int = setting(1, "how many of the first reading's sub-questions (best first) the next round "
                                  "searches: the reader may split a question that names nothing to look up (a "
                                  "reason, being there, the means); 0: none", minimum=0, maximum=3)
+    # The places after the passages read, when a step restates them: top k = show (the generated and hand-written
+    # sets, at 3) leaves none, so only the sets at 5 chose: 2wiki_first20 0.925 -> 0.938, 2wiki_q121_220 0.863 ->
+    # 0.890, hotpotqa_train100 0.910 -> 0.910; the question with the step searched together did worse (0.912, 0.885,
+    # 0.905). docs/investigate.md has the commands.
+    after_answer: str = setting("step", "when a step restates the passages read, the top k's places after them go "
+                                "to: step (a search of the step, round robin with the ranking's unread tail) or walk "
+                                "(the ranking's unread tail alone)", choices=AFTER_ANSWER)
     # leads reading, seeds 100-115: with the 1.5B reader every set-aside configuration scores 0.588 or less against
     # the walk's 0.778 (its "useful" lists leave out supporting passages); the perfect reader's best configuration
     # sets aside: a stronger model may want it.
@@ -114,6 +127,7 @@ class InvestigateRetriever:
         ex.paths = first.retrieval.explanation.paths
         pending = dict(number=1, searched=[question], seeds=seeds_by_round[0][:8],
                        added=first.retrieval.ids[:p.show])
+        answered: tuple[list[str], list[str]] | None = None   # the passages read, the restated step's finds
         aside: list[str] = []   # read and judged no help, in the order they were set aside
         for number in range(2, p.steps + 1):
             everything = merged(searches, p.merge, len(g.passage_ids))
@@ -141,6 +155,9 @@ class InvestigateRetriever:
                 chosen, reading = [], replace(reading, leads=(), sub_questions=())
             ex.rounds.append(self._round(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
                                          reader.name, newly))
+            if read.answer and p.after_answer == "step" and top_k > len(shown):
+                answered = self._after_answer(read.answer, shown, everything, top_k, p.depth, mass, ex)
+                seeds_by_round.append(ex.rounds[-1].seeds)
             if stop:
                 break
             started = time.perf_counter()
@@ -165,10 +182,15 @@ class InvestigateRetriever:
         # The merge picks which passages make the top k, the set-aside ones only when too few others were found;
         # they are listed (and the answer reads them) in trail order, the order the investigation came upon them,
         # set-aside ones last. Recall@k is a property of the set, so unchanged by the listing.
-        ranked = merged(searches, p.merge, len(g.passage_ids))
+        n = len(g.passage_ids)
+        ranked, listed = merged(searches, p.merge, n), searches
+        if answered is not None:
+            read_ids, found = answered
+            ranked = read_ids + merged([[[pid for pid in ranked if pid not in read_ids]], [found]], "trail", n)
+            listed = [*searches, [found]]
         kept = [pid for pid in ranked if pid not in aside]
         top = set(kept[:top_k])
-        ranking = [pid for pid in merged(searches, "trail", len(g.passage_ids)) if pid in top]
+        ranking = [pid for pid in merged(listed, "trail", n) if pid in top]
         ranking += [pid for pid in ranked if pid in aside][:top_k - len(ranking)]
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
@@ -176,6 +198,24 @@ class InvestigateRetriever:
                           if mass[n] > 0}
         score = {pid: 1.0 / (rank + 1) for rank, pid in enumerate(ranking)}
         return Retrieval([(pid, score[pid]) for pid in ranking], ex)
+
+    def _after_answer(self, step: str, shown: list[str], ranked: list[str], top_k: int, depth: int,
+                      mass: np.ndarray, ex: Explanation) -> tuple[list[str], list[str]]:
+        """The search of a step that restated the passages read (``shown``), for the top k's places after them; its
+        round goes on the trail. Returns the passages read and the step's finds not among them."""
+        started = time.perf_counter()
+        number = len(ex.rounds) + 1
+        with ex.stage(f"round {number} search", "the step that restated the evidence"):
+            ids, walk = self._search(step, depth)
+        found = [pid for pid in ids if pid not in shown]
+        mass += walk.mass
+        rest = [pid for pid in ranked if pid not in shown]
+        after = merged([[rest], [found]], "trail", top_k - len(shown))
+        pending = dict(number=number, searched=[step], seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]],
+                       added=[pid for pid in after if pid not in rest[:len(after)]])
+        ex.rounds.append(self._round(pending, [], Reading(), [], "the places after the passages read go to what "
+                                     "the answer leads to", started))
+        return shown, found
 
     def _search(self, query: str, depth: int) -> tuple[list[str], Walk]:
         """A lead's or sub-question's ranking: its walk fused with BM25 on its words (equal weight, RRF k=60)."""

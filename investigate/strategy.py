@@ -13,8 +13,8 @@ from .readers import LLMReader, Reader, StepReader, WalkReader
 from .retriever import InvestigateRetriever, InvestigateSettings
 
 PARAMS = params_of(InvestigateSettings)
-# one way of reading (the walk's leads), no reader to ask sub-questions or to judge what it read
-LEADS_ONLY = ("reading", "sub_questions", "set_aside")
+# one way of reading (the walk's leads), no reader to ask sub-questions, to judge what it read or to restate it
+LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer")
 LEADS = InvestigateSettings(reading="leads")   # the defaults of a loop whose only reader picks leads
 # The blind loop at its best, so the page shows what reading adds over following the graph, not over the walk at
 # settings chosen for a reader: of its looping configurations, trail merge with one lead and two rounds did best on

@@ -158,6 +158,32 @@ def test_a_scripted_step_is_searched_next_and_a_step_that_restates_the_evidence_
     assert {"N1", "N2"} <= set(r.ids)
 
 
+def test_a_step_that_restates_what_was_read_fills_the_places_after_it_from_its_own_search(fault_server, parts):
+    """The scripted step reader restates the last passage it read. At top 3 (the passages read) the ranking is
+    the walk's and nothing more is searched; at top 5 the passages read stay and the two places after them come
+    from a search of the step, round robin with the walk's unread tail, on the trail as a round of its own."""
+    steps: list[str] = []
+
+    def handler(h, req):
+        read = re.findall(r'<passage id="\w+">[^<:]*: ([^<]*)</passage>', req["messages"][-1]["content"])
+        steps.append(read[-1])
+        reply(200, chat_body(json.dumps({"enough": False, "next": read[-1]})))(h, req)
+
+    fault_server.script = [handler]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    reader = StepReader(client, "m", parts[3].tokens)
+    runs = {(how, k): investigator(parts, reader, reading="step", after_answer=how).retrieve(QUESTION, k)
+            for how in ("walk", "step") for k in (3, 5)}
+    assert runs["step", 3].ids == runs["walk", 3].ids and len(runs["step", 3].explanation.rounds) == 1
+    assert set(runs["walk", 3].ids) < set(runs["step", 5].ids)          # the passages read stay in the top 5
+    first, last = runs["step", 5].explanation.rounds
+    assert "restates the evidence" in first.why and last.searched == [steps[-1]]
+    assert "what the answer leads to" in last.why and last.llm_calls == 0
+    assert last.added and set(last.added) <= set(runs["step", 5].ids) - set(runs["walk", 5].ids)
+    assert len(runs["step", 5].ids) == 5
+
+
 def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_server, parts):
     """The scripted reader keeps the first passage it reads and follows the plate: the others it read are set
     aside, the next reading sees other passages in their place, and the top 3 holds the follow-up's finds first."""
