@@ -813,11 +813,12 @@ DEV_RUNS = (
     DevRun("investigation_dev_leads2_sub0", "leads, rrf, two leads, no sub-question, two rounds",
            "rrf, two leads, two rounds", "the leads grid's best loop",
            f"{_LEADS_DAY} --set investigate.leads=2 --set investigate.sub_questions=0 --set investigate-walk.leads=2"),
+    # measured before after_answer, which is what its walk value does
     DevRun("investigation_dev_step_rrf2", "steps, rrf, two rounds", "rrf, one lead, two rounds",
            "the generated grid's choice", "--set investigate.merge=rrf --set investigate.steps=2 "
-           "--set investigate-walk.merge=rrf --set investigate-walk.steps=2"),
-    DevRun("investigation_dev_step", "steps, trail, three rounds", "trail, one lead, two rounds: its own defaults",
-           "the defaults", ""))
+           "--set investigate.after_answer=walk --set investigate-walk.merge=rrf --set investigate-walk.steps=2"),
+    DevRun("investigation_dev_step", "steps, trail, three rounds, a restated step searched for the places after "
+           "the passages read", "trail, one lead, two rounds: its own defaults", "the defaults", ""))
 
 
 def _investigation_dev(results, quick: bool, load) -> list[str]:
