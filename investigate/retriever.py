@@ -156,7 +156,7 @@ class InvestigateRetriever:
             ex.rounds.append(self._round(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
                                          reader.name, newly))
             if read.answer and p.after_answer == "step" and top_k > len(shown):
-                answered = self._after_answer(read.answer, shown, everything, top_k, p.depth, mass, ex)
+                answered = shown, self._after_answer(read.answer, shown, everything, top_k, p.depth, mass, ex)
                 seeds_by_round.append(ex.rounds[-1].seeds)
             if stop:
                 break
@@ -200,9 +200,9 @@ class InvestigateRetriever:
         return Retrieval([(pid, score[pid]) for pid in ranking], ex)
 
     def _after_answer(self, step: str, shown: list[str], ranked: list[str], top_k: int, depth: int,
-                      mass: np.ndarray, ex: Explanation) -> tuple[list[str], list[str]]:
-        """The search of a step that restated the passages read (``shown``), for the top k's places after them; its
-        round goes on the trail. Returns the passages read and the step's finds not among them."""
+                      mass: np.ndarray, ex: Explanation) -> list[str]:
+        """The search of a step that restated the passages read (``shown``), for the top k's places after them: its
+        round goes on the trail and its walk's mass into ``mass``. Returns the step's finds not among those read."""
         started = time.perf_counter()
         number = len(ex.rounds) + 1
         with ex.stage(f"round {number} search", "the step that restated the evidence"):
@@ -215,7 +215,7 @@ class InvestigateRetriever:
                        added=[pid for pid in after if pid not in rest[:len(after)]])
         ex.rounds.append(self._round(pending, [], Reading(), [], "the places after the passages read go to what "
                                      "the answer leads to", started))
-        return shown, found
+        return found
 
     def _search(self, query: str, depth: int) -> tuple[list[str], Walk]:
         """A lead's or sub-question's ranking: its walk fused with BM25 on its words (equal weight, RRF k=60)."""
