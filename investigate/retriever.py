@@ -127,7 +127,9 @@ class InvestigateRetriever:
         ex.paths = first.retrieval.explanation.paths
         pending = dict(number=1, searched=[question], seeds=seeds_by_round[0][:8],
                        added=first.retrieval.ids[:p.show])
-        answered: tuple[list[str], list[str]] | None = None   # the passages read, the restated step's finds
+        # with a restated step's search: the final ranking (the passages read, then its finds and the unread tail),
+        # and its finds, for the listing
+        answered: tuple[list[str], list[str]] | None = None
         aside: list[str] = []   # read and judged no help, in the order they were set aside
         for number in range(2, p.steps + 1):
             everything = merged(searches, p.merge, len(g.passage_ids))
@@ -156,7 +158,7 @@ class InvestigateRetriever:
             ex.rounds.append(self._round(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
                                          reader.name, newly))
             if read.answer and p.after_answer == "step" and top_k > len(shown):
-                answered = shown, self._after_answer(read.answer, shown, everything, top_k, p.depth, mass, ex)
+                answered = self._after_answer(read.answer, shown, everything, top_k, p.depth, mass, ex)
                 seeds_by_round.append(ex.rounds[-1].seeds)
             if stop:
                 break
@@ -184,9 +186,8 @@ class InvestigateRetriever:
         # set-aside ones last. Recall@k is a property of the set, so unchanged by the listing.
         n = len(g.passage_ids)
         ranked, listed = merged(searches, p.merge, n), searches
-        if answered is not None:
-            read_ids, found = answered
-            ranked = read_ids + merged([[[pid for pid in ranked if pid not in read_ids]], [found]], "trail", n)
+        if answered is not None:   # the loop stopped on the restated step: searches are as its ranking saw them
+            ranked, found = answered
             listed = [*searches, [found]]
         kept = [pid for pid in ranked if pid not in aside]
         top = set(kept[:top_k])
@@ -200,9 +201,10 @@ class InvestigateRetriever:
         return Retrieval([(pid, score[pid]) for pid in ranking], ex)
 
     def _after_answer(self, step: str, shown: list[str], ranked: list[str], top_k: int, depth: int,
-                      mass: np.ndarray, ex: Explanation) -> list[str]:
+                      mass: np.ndarray, ex: Explanation) -> tuple[list[str], list[str]]:
         """The search of a step that restated the passages read (``shown``), for the top k's places after them: its
-        round goes on the trail and its walk's mass into ``mass``. Returns the step's finds not among those read."""
+        round goes on the trail and its walk's mass into ``mass``. Returns the ranking with those places filled (the
+        passages read, then the step's finds round robin with the rest of ``ranked``) and the step's finds."""
         started = time.perf_counter()
         number = len(ex.rounds) + 1
         with ex.stage(f"round {number} search", "the step that restated the evidence"):
@@ -210,12 +212,13 @@ class InvestigateRetriever:
         found = [pid for pid in ids if pid not in shown]
         mass += walk.mass
         rest = [pid for pid in ranked if pid not in shown]
-        after = merged([[rest], [found]], "trail", top_k - len(shown))
+        filled = shown + merged([[rest], [found]], "trail", len(self.graph.passage_ids))
+        after = filled[len(shown):top_k]
         pending = dict(number=number, searched=[step], seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]],
                        added=[pid for pid in after if pid not in rest[:len(after)]])
         ex.rounds.append(self._round(pending, [], Reading(), [], "the places after the passages read go to what "
                                      "the answer leads to", started))
-        return found
+        return filled, found
 
     def _search(self, query: str, depth: int) -> tuple[list[str], Walk]:
         """A lead's or sub-question's ranking: its walk fused with BM25 on its words (equal weight, RRF k=60)."""
