@@ -283,17 +283,19 @@ def _label(config: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in config.items())
 
 
-def dev_cases() -> list[tuple[str, Case, int]]:
-    """The development sets of the suite that are neither generated nor this benchmark's report sets, each with
-    its top-k: the hand-written cases (the embedded model's cached OpenIE) at 3, 2wiki_first20 (published triples)
-    at 5."""
-    cases = [(name, with_cached_triples(load_case(CASES / name)), 3) for name in HAND_WRITTEN]
-    return [*cases, ("2wiki_first20", load_case(resolve("2wiki_first20")), 5)]
-
-
 # Development benchmarks the suite reads on spaCy's triples (no LLM builds them), at the suite's top-k of 5: a
 # second opinion for a setting that acts only beyond the passages the reader read, which the sets at 3 cannot see.
 MORE_DEV = ("2wiki_q121_220", "hotpotqa_train100")
+
+
+def dev_cases(group: str) -> list[tuple[str, Case, int, str]]:
+    """The development sets of the suite that are neither generated nor this benchmark's report sets, each with
+    its top-k and the triples its graph reads. ``dev``: the hand-written cases (the embedded model's cached OpenIE)
+    at 3, 2wiki_first20 (published triples) at 5; ``dev5``: MORE_DEV at 5."""
+    if group == "dev5":
+        return [(name, load_case(resolve(name)), 5, "nlp") for name in MORE_DEV]
+    cases = [(name, with_cached_triples(load_case(CASES / name)), 3, "precomputed") for name in HAND_WRITTEN]
+    return [*cases, ("2wiki_first20", load_case(resolve("2wiki_first20")), 5, "precomputed")]
 
 
 def main(argv=None) -> int:
@@ -348,20 +350,14 @@ def main(argv=None) -> int:
         for name, r in result.items():
             print(f"pearl {name}: {r['by_type']} flagship {r['questions'].get(FLAGSHIP)} "
                   f"calls {r['median_calls']} llm {r['median_llm_s']} s", flush=True)
-    if "dev" in sets:   # development sets of other kinds than the generated grid's, for choosing: never reported
-        payload["dev"] = {}
-        for name, case, k in dev_cases():
-            result = run_case(case, strategies, k, settings, embedder, backend, args.set)
-            payload["dev"][name] = without_trails(result)
+    # development sets of other kinds than the generated grid's, for choosing: never reported
+    for group in [g for g in ("dev", "dev5") if g in sets]:
+        payload[group] = {}
+        for name, case, k, triples in dev_cases(group):
+            result = run_case(case, strategies, k, settings, embedder, backend, args.set, triples)
+            payload[group][name] = without_trails(result)
             for n, r in result.items():
-                print(f"dev {name} {n}: {r['by_type']} calls {r['median_calls']}", flush=True)
-    if "dev5" in sets:   # the same, on two more benchmarks at 5 (spaCy's triples): never reported
-        payload["dev5"] = {}
-        for name in MORE_DEV:
-            result = run_case(load_case(resolve(name)), strategies, 5, settings, embedder, backend, args.set, "nlp")
-            payload["dev5"][name] = without_trails(result)
-            for n, r in result.items():
-                print(f"dev5 {name} {n}: {r['by_type']} calls {r['median_calls']} llm {r['median_llm_s']} s",
+                print(f"{group} {name} {n}: {r['by_type']} calls {r['median_calls']} llm {r['median_llm_s']} s",
                       flush=True)
     if "musique" in sets:
         case = load_case(resolve("musique_train100"))
