@@ -145,16 +145,7 @@ class InvestigateRetriever:
             newly = [pid for n, pid in enumerate(shown) if n not in useful] if p.set_aside and useful is not None \
                 else []
             aside += newly
-            # The loop follows the reader's first picks: how many is a setting, not the prompt's business. A step
-            # reader's one step is its query: the sub-questions setting counts the leads reader's own questions.
-            asked = read.sub_questions if p.reading == "step" else read.sub_questions[:p.sub_questions]
-            reading = replace(read, leads=read.leads[:p.leads], sub_questions=asked)
-            chosen = [offered_nodes[i] for i in reading.leads]
-            queries = [g.phrases[i] for i in chosen] + list(reading.sub_questions)
-            stop = (reading.enough_why or "the reader says the evidence is enough") if reading.enough else \
-                "no lead or question to follow" if not queries else ""
-            if reading.enough:   # nothing is followed after "enough", whatever else the reader listed
-                chosen, reading = [], replace(reading, leads=(), sub_questions=())
+            reading, chosen, queries, stop = self._decide(read, offered_nodes, p)
             ex.rounds.append(self._round(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
                                          reader.name, newly))
             if read.answer and p.after_answer == "step" and top_k > len(shown):
@@ -181,24 +172,29 @@ class InvestigateRetriever:
                 break
         else:
             ex.rounds.append(self._round(pending, [], Reading(), [], f"the last of {p.steps} rounds", started))
-        # The merge picks which passages make the top k, the set-aside ones only when too few others were found;
-        # they are listed (and the answer reads them) in trail order, the order the investigation came upon them,
-        # set-aside ones last. Recall@k is a property of the set, so unchanged by the listing.
-        n = len(g.passage_ids)
-        ranked, listed = merged(searches, p.merge, n), searches
-        if answered is not None:   # the loop stopped on the restated step: searches are as its ranking saw them
-            ranked, found = answered
-            listed = [*searches, [found]]
-        kept = [pid for pid in ranked if pid not in aside]
-        top = set(kept[:top_k])
-        ranking = [pid for pid in merged(listed, "trail", n) if pid in top]
-        ranking += [pid for pid in ranked if pid in aside][:top_k - len(ranking)]
+        ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
         ex.node_scores = {g.node_label(int(n)): round(float(mass[n]), 6) for n in np.argsort(-mass)[:200]
                           if mass[n] > 0}
         score = {pid: 1.0 / (rank + 1) for rank, pid in enumerate(ranking)}
         return Retrieval([(pid, score[pid]) for pid in ranking], ex)
+
+    def _decide(self, read: Reading, offered_nodes: Sequence[int],
+                p: InvestigateSettings) -> tuple[Reading, list[int], list[str], str]:
+        """What the loop does with a reading: the reading as followed, the lead nodes it follows, the next round's
+        queries, and why the loop stops here ("" if it goes on)."""
+        # The loop follows the reader's first picks: how many is a setting, not the prompt's business. A step
+        # reader's one step is its query: the sub-questions setting counts the leads reader's own questions.
+        asked = read.sub_questions if p.reading == "step" else read.sub_questions[:p.sub_questions]
+        reading = replace(read, leads=read.leads[:p.leads], sub_questions=asked)
+        chosen = [offered_nodes[i] for i in reading.leads]
+        queries = [self.graph.phrases[i] for i in chosen] + list(reading.sub_questions)
+        stop = (reading.enough_why or "the reader says the evidence is enough") if reading.enough else \
+            "no lead or question to follow" if not queries else ""
+        if reading.enough:   # nothing is followed after "enough", whatever else the reader listed
+            chosen, reading = [], replace(reading, leads=(), sub_questions=())
+        return reading, chosen, queries, stop
 
     def _after_answer(self, step: str, shown: list[str], ranked: list[str], top_k: int, depth: int,
                       mass: np.ndarray, ex: Explanation) -> tuple[list[str], list[str]]:
@@ -247,6 +243,23 @@ class InvestigateRetriever:
                      set_aside=list(set_aside), why=why, enough=reading.enough, reader=reader,
                      ms=round((time.perf_counter() - started) * 1000, 1), llm_ms=reading.llm_ms,
                      llm_calls=reading.llm_calls)
+
+
+def final_ranking(searches: Sequence[Sequence[Sequence[str]]], answered: tuple[list[str], list[str]] | None,
+                  aside: Sequence[str], how: str, top_k: int, n: int) -> list[str]:
+    """The top k of an investigation over ``n`` passages. The merge (``how``) picks which passages make it, the
+    set-aside ones only when too few others were found; they are listed (and the answer reads them) in trail order,
+    the order the investigation came upon them, set-aside ones last. Recall@k is a property of the set, so unchanged
+    by the listing. ``answered``: when the loop stopped on a restated step, the ranking its search filled and its
+    finds (the searches are then as that ranking saw them)."""
+    ranked, listed = merged(searches, how, n), list(searches)
+    if answered is not None:
+        ranked, found = answered
+        listed = [*searches, [found]]
+    kept = [pid for pid in ranked if pid not in aside]
+    top = set(kept[:top_k])
+    ranking = [pid for pid in merged(listed, "trail", n) if pid in top]
+    return ranking + [pid for pid in ranked if pid in aside][:top_k - len(ranking)]
 
 
 def merged(rounds: Sequence[Sequence[Sequence[str]]], how: str, k: int) -> list[str]:
