@@ -25,7 +25,18 @@ from casebook.generate import gold_as_triples, load_mystery
 from casebook.loader import load_case
 from core.contract import Strategy
 from core.types import Case, Passage, Question
-from investigate import INVESTIGATE, LEADS, LEADS_ONLY, Reader, Reading, WalkReader, build_with, leads_only, llm_readers
+from investigate import (
+    INVESTIGATE,
+    LEADS,
+    LEADS_ONLY,
+    Reader,
+    Reading,
+    WalkReader,
+    build_with,
+    leads_only,
+    llm_namer,
+    llm_readers,
+)
 from kg.normalize import normalize_entity
 from lab.registry import register
 from lab.runner import Lab, RunConfig
@@ -72,6 +83,17 @@ class GoldReader:
 
 
 @dataclass
+class GoldNamer:
+    """The perfect investigator naming the suspect: the question's expected answer, once the passages name it."""
+    answers: dict[str, str]                    # question text -> expected answer
+
+    def name(self, question: str, passages: Sequence[Passage]) -> Reading:
+        answer = self.answers.get(question, "")
+        named = bool(answer) and answer.casefold() in " ".join(p.text for p in passages).casefold()
+        return Reading(answer=answer) if named else Reading(why="the passages do not name the answer yet")
+
+
+@dataclass
 class RememberingReader:
     """The LLM reader, reading each distinct page once for as long as one built case lives. The grid asks the same
     reading under every configuration, and a reply the model gave unreadably is never cached (llm/structured.py), so
@@ -92,7 +114,8 @@ class RememberingReader:
         return self.memory[key]
 
 
-READS_LEADS = tuple(p for p in INVESTIGATE.params if p.name != "reading")   # a loop whose reader only picks leads
+# a loop whose reader only picks leads (and names a suspect only if it is given a namer)
+READS_LEADS = tuple(p for p in INVESTIGATE.params if p.name != "reading")
 # The decomposition the reader's prompt gives as its example (investigate/readers.py), asked of every question.
 GENERIC_SUB_QUESTIONS = ("Who had a reason: who needed money, held a grudge or stood to gain?",
                          "Who was at the place at the time?", "Who had the means?")
@@ -125,9 +148,9 @@ def gold_strategy(case: Case, gold: list[dict]) -> Strategy:
     for t in gold:
         facts.setdefault(t["doc_id"], f"{t['subject']} {t['relation']} {t['object']}")
     reader = GoldReader({q.text: q.supporting_docs for q in case.questions}, names, facts)
-
+    namer = GoldNamer({q.text: q.expected_answer for q in case.questions})
     return Strategy("investigate-gold", "Investigate (perfect reader)", "the loop with leads from the gold facts",
-                    build_with(leads_only(reader), LEADS), params=READS_LEADS, uses_triples=True,
+                    build_with(leads_only(reader), LEADS, lambda ctx: namer), params=READS_LEADS, uses_triples=True,
                     products=INVESTIGATE.products)
 
 
@@ -323,7 +346,8 @@ def main(argv=None) -> int:
     if args.choose:
         # each page read once a built case: see RememberingReader
         register(replace(INVESTIGATE, build=build_with(
-            lambda ctx: {how: RememberingReader(reader) for how, reader in llm_readers(ctx).items()})))
+            lambda ctx: {how: RememberingReader(reader) for how, reader in llm_readers(ctx).items()},
+            namer_for=llm_namer)))
         baseline = _label(dict(steps=1))   # the walk alone: following leads has to beat not following them
         chosen: dict = {"seeds": args.seeds, "steps": args.steps, "grid": GRID, "step_grid": STEP_GRID,
                         "rule": choose.__doc__,

@@ -8,13 +8,15 @@ from core.contract import BuildContext, Strategy, Value, params_of
 from indexes import BM25_INDEX
 from kg import KNOWLEDGE_GRAPH
 from kg.walk import HippoConfig, HippoRAGRetriever
+from llm import OpenAIClient
 
-from .readers import LLMReader, Reader, StepReader, WalkReader
+from .readers import LLMReader, Namer, Reader, StepReader, SuspectNamer, WalkReader
 from .retriever import InvestigateRetriever, InvestigateSettings
 
 PARAMS = params_of(InvestigateSettings)
-# one way of reading (the walk's leads), no reader to ask sub-questions, to judge what it read or to restate it
-LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer")
+# one way of reading (the walk's leads), no reader to ask sub-questions, to judge what it read, to restate it or to
+# name a suspect
+LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer", "check_suspect")
 LEADS = InvestigateSettings(reading="leads")   # the defaults of a loop whose only reader picks leads
 # The blind loop at its best, so the page shows what reading adds over following the graph, not over the walk at
 # settings chosen for a reader: of its looping configurations, trail merge with one lead and two rounds did best on
@@ -25,18 +27,19 @@ WALK_PARAMS = params_of(WALK, exclude=LEADS_ONLY)
 
 
 def build_with(readers_for: Callable[[BuildContext], Mapping[str, Reader]],
-               settings: InvestigateSettings | None = None) -> Callable[[BuildContext, Mapping[str, Value]],
-                                                                                 InvestigateRetriever]:
+               settings: InvestigateSettings | None = None,
+               namer_for: Callable[[BuildContext], Namer] | None = None) -> Callable[
+                   [BuildContext, Mapping[str, Value]], InvestigateRetriever]:
     """A build whose loop reads with ``readers_for(ctx)``, a reader for each way of reading it offers (benchmarks
     plug in an oracle reader this way); ``settings``: the loop's defaults (a loop with only a leads reader reads
-    leads)."""
+    leads); ``namer_for``: who names a suspect (None: no one does, so none is checked)."""
     def build(ctx: BuildContext, params: Mapping[str, Value]) -> InvestigateRetriever:
         graph = ctx.shared(KNOWLEDGE_GRAPH).graph
         # The walk's own LLM fact filter stays off: the loop's reader is where the model reads.
         lexical = ctx.shared(BM25_INDEX)
         walker = HippoRAGRetriever(graph, ctx.embedder, HippoConfig(llm_filter=False), lexical=lexical)
         return InvestigateRetriever(graph, walker, lexical, ctx.case, readers_for(ctx),
-                                    settings or InvestigateSettings())
+                                    settings or InvestigateSettings(), namer_for(ctx) if namer_for else None)
     return build
 
 
@@ -45,20 +48,32 @@ def leads_only(reader: Reader) -> Callable[[BuildContext], Mapping[str, Reader]]
     return lambda ctx: {"leads": reader}
 
 
-def llm_readers(ctx: BuildContext) -> dict[str, Reader]:
-    """The run's chat model, reading either way."""
+def _chat(ctx: BuildContext) -> tuple[OpenAIClient, str]:
     if ctx.backend is None:
         raise ValueError("the investigate strategy reads with a chat model, and this run has none")
-    client, model = ctx.backend.client, ctx.backend.model
+    return ctx.backend.client, ctx.backend.model
+
+
+def llm_readers(ctx: BuildContext) -> dict[str, Reader]:
+    """The run's chat model, reading either way."""
+    client, model = _chat(ctx)
     return {"step": StepReader(client, model, ctx.shared(BM25_INDEX).tokens), "leads": LLMReader(client, model)}
+
+
+def llm_namer(ctx: BuildContext) -> SuspectNamer:
+    """The run's chat model, naming the suspect."""
+    return SuspectNamer(*_chat(ctx))
 
 
 INVESTIGATE = Strategy(
     "investigate", "Investigate", "Follows leads like a detective: the walk from the question, then a language model "
     "reads what was found and writes the next step to look up (or, reading by leads, picks the graph's leads), "
     "which the next walk starts from; it stops when a step only restates what it read.",
-    build_with(llm_readers), params=PARAMS, needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH, BM25_INDEX),
-    extra_llm_calls=lambda values: int(values["steps"]) - 1)   # at most one read after every round but the last
+    build_with(llm_readers, namer_for=llm_namer), params=PARAMS, needs_llm=True, uses_triples=True,
+    products=(KNOWLEDGE_GRAPH, BM25_INDEX),
+    # at most one read after every round but the last, and the suspect named (the reading is the strategy itself, so
+    # neither is an optional LLM step a retrieval-only run turns off)
+    extra_llm_calls=lambda values: int(values["steps"]) - 1 + int(values["check_suspect"] is True))
 INVESTIGATE_WALK = Strategy(
     "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "
     "walk's best leads blindly, so the lab shows what reading adds.",

@@ -1,0 +1,34 @@
+"""Which questions ask for a suspect: who has several things at once (a motive and the opportunity; the means, the
+opportunity and a way to sell). The passages that lead to such a person (the theft, the pawn shop, the pawnbroker who
+names them) are not the evidence of the conditions; that evidence is about the person, so the loop checks them
+(``InvestigateSettings.check_suspect``)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+PERSON_WORDS = ("who", "whom", "whose")   # the question words that ask for a person
+
+
+@lru_cache(maxsize=1)
+def _nlp():
+    from kg.nlp import load_spacy
+    return load_spacy()
+
+
+def asks_for_someone_by_conditions(question: str) -> bool:
+    """Whether ``question`` asks who has two or more things at once: a who-question whose verb's object is a
+    coordination of common nouns ("Who had both a motive and the opportunity ...?", "Who had the means, the
+    opportunity and a way to sell the coins?") or whose verb is coordinated with another of the same subject ("Who
+    had a key and knew the code?"). Coordinated names ("... first, A or B?") and coordinated clauses ("Whose card
+    opened it, and where was that person?") are not: there the passages that answer are the evidence."""
+    doc = _nlp()(question)
+    if not len(doc) or doc[0].lower_ not in PERSON_WORDS:
+        return False
+    for verb in (t for t in doc if any(c.dep_ == "nsubj" and c.lower_ in PERSON_WORDS for c in t.children)):
+        if any(c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and
+               not any(g.dep_.startswith("nsubj") for g in c.children) for c in verb.children):
+            return True
+        for obj in (c for c in verb.children if c.dep_ in ("dobj", "attr") and c.pos_ == "NOUN"):
+            if any(c.dep_ == "conj" and c.pos_ == "NOUN" for c in obj.children):
+                return True
+    return False
