@@ -185,7 +185,7 @@ class InvestigateRetriever:
         ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
-            ranking = self._check_suspect(question, ranking, top_k, p.depth, mass, ex)
+            ranking = self._check_suspect(self.namer, question, ranking, top_k, p.depth, mass, ex)
             seeds_by_round += [r.seeds for r in ex.rounds[before:]]
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
@@ -230,15 +230,14 @@ class InvestigateRetriever:
                                      "the answer leads to", started))
         return filled, found
 
-    def _check_suspect(self, question: str, ranking: list[str], top_k: int, depth: int, mass: np.ndarray,
-                       ex: Explanation) -> list[str]:
-        """The top k once the person the trail points to is checked: the namer reads the top k (its cost and its
+    def _check_suspect(self, namer: Namer, question: str, ranking: list[str], top_k: int, depth: int,
+                       mass: np.ndarray, ex: Explanation) -> list[str]:
+        """The top k once the person the trail points to is checked: ``namer`` reads the top k (its cost and its
         answer go on the last round), and if it names someone, a search of the name is a round of its own whose
         finds beyond the top k read take its places (the ranking's own fill any left). Its walk joins ``mass``."""
-        assert self.namer is not None
         read = [self.case.passage(pid) for pid in ranking[:top_k]]
         with ex.stage("suspect named", "the question asks who meets several conditions", llm=True):
-            named = self.namer.name(question, read)
+            named = namer.name(question, read)
         last = ex.rounds[-1]
         person = named.answer
         last.why = "; ".join(x for x in (last.why, named.why or f"the trail points to {person}") if x)

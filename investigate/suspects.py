@@ -15,6 +15,7 @@ def _nlp():
     return load_spacy()
 
 
+@lru_cache(maxsize=1024)   # a question is parsed once, however often it is asked
 def asks_for_someone_by_conditions(question: str) -> bool:
     """Whether ``question`` asks who has two or more things at once: a who-question whose verb's object is a
     coordination of common nouns ("Who had both a motive and the opportunity ...?", "Who had the means, the
