@@ -817,8 +817,12 @@ DEV_RUNS = (
     DevRun("investigation_dev_step_rrf2", "steps, rrf, two rounds", "rrf, one lead, two rounds",
            "the generated grid's choice", "--set investigate.merge=rrf --set investigate.steps=2 "
            "--set investigate.after_answer=walk --set investigate-walk.merge=rrf --set investigate-walk.steps=2"),
+    # measured before check_suspect, which acts on one question of these sets (ashcombe_hoard's Q13)
     DevRun("investigation_dev_step", "steps, trail, three rounds, a restated step searched for the places after "
-           "the passages read", "trail, one lead, two rounds: its own defaults", "the defaults", ""))
+           "the passages read", "trail, one lead, two rounds: its own defaults", "the defaults before the suspect "
+           "check", "--set investigate.check_suspect=false"),
+    DevRun("investigation_dev_check_suspect", "the same, the suspect of a who-meets-several-conditions question "
+           "checked", "trail, one lead, two rounds: its own defaults", "the defaults", ""))
 
 
 def _investigation_dev(results, quick: bool, load) -> list[str]:

@@ -105,6 +105,8 @@ class InvestigateSettings:
                                   "motive and the opportunity?\"), the model names the one person the trail points "
                                   "to, and the top k goes to what a search of that name finds beyond the passages "
                                   "that led there: the evidence of the conditions is about the person")
+    suspect_reads: int = setting(3, "passages the model reads to name the suspect: the top k first, then the "
+                                 "ranking's next", minimum=1, maximum=10)
 
 
 class InvestigateRetriever:
@@ -185,7 +187,9 @@ class InvestigateRetriever:
         ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
-            ranking = self._check_suspect(self.namer, question, ranking, top_k, p.depth, mass, ex)
+            deeper = final_ranking(searches, answered, aside, p.merge, max(top_k, p.suspect_reads), len(g.passage_ids))
+            namer_reads = (ranking + [pid for pid in deeper if pid not in ranking])[:p.suspect_reads]
+            ranking = self._check_suspect(self.namer, question, ranking, namer_reads, p.depth, mass, ex)
             seeds_by_round += [r.seeds for r in ex.rounds[before:]]
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
@@ -230,14 +234,14 @@ class InvestigateRetriever:
                                      "the answer leads to", started))
         return filled, found
 
-    def _check_suspect(self, namer: Namer, question: str, ranking: list[str], top_k: int, depth: int,
+    def _check_suspect(self, namer: Namer, question: str, ranking: list[str], read: list[str], depth: int,
                        mass: np.ndarray, ex: Explanation) -> list[str]:
-        """The top k once the person the trail points to is checked: ``namer`` reads the top k (its cost and its
-        answer go on the last round), and if it names someone, a search of the name is a round of its own whose
-        finds beyond the top k read take its places (the ranking's own fill any left). Its walk joins ``mass``."""
-        read = [self.case.passage(pid) for pid in ranking[:top_k]]
+        """The top k (``ranking``) once the person the trail points to is checked: ``namer`` reads ``read`` (its cost
+        and its answer go on the last round), and if it names someone, a search of the name is a round of its own
+        whose finds beyond the top k take its places (the ranking's own fill any left). Its walk joins ``mass``."""
+        top_k = len(ranking)
         with ex.stage("suspect named", "the question asks who meets several conditions", llm=True):
-            named = namer.name(question, read)
+            named = namer.name(question, [self.case.passage(pid) for pid in read])
         last = ex.rounds[-1]
         person = named.answer
         last.why = "; ".join(x for x in (last.why, named.why or f"the trail points to {person}") if x)
@@ -249,12 +253,12 @@ class InvestigateRetriever:
         with ex.stage(f"round {len(ex.rounds) + 1} search", "the person named"):
             ids, walk = self._search(person, depth)
         mass += walk.mass
-        checked = [pid for pid in ids if pid not in ranking[:top_k]][:top_k]
+        checked = [pid for pid in ids if pid not in ranking][:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
         ex.rounds.append(self._round(pending, [], Reading(), [], "the question asks who meets several conditions: "
                                      "the person the trail points to is checked against them", started))
-        return checked + [pid for pid in ranking if pid not in checked][:max(0, top_k - len(checked))]
+        return checked + ranking[:top_k - len(checked)]
 
     def _search(self, query: str, depth: int) -> tuple[list[str], Walk]:
         """A lead's or sub-question's ranking: its walk fused with BM25 on its words (equal weight, RRF k=60)."""
