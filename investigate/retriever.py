@@ -105,6 +105,8 @@ class InvestigateSettings:
                                   "motive and the opportunity?\"), the model names the one person the trail points "
                                   "to, and the top k goes to what a search of that name finds beyond the passages "
                                   "that led there: the evidence of the conditions is about the person")
+    # 5 raised seeds 100-115 (0.818 -> 0.823) and ashcombe_hoard (0.651 -> 0.662), a mean over the seven choosing
+    # sets of +0.002, under the suite rule's 0.004; 6 did worse (docs/investigate.md)
     suspect_reads: int = setting(3, "passages the model reads to name the suspect: the top k first, then the "
                                  "ranking's next", minimum=1, maximum=10)
 

@@ -282,6 +282,16 @@ def test_the_person_the_trail_points_to_is_checked_and_takes_the_top_k(fault_ser
     assert [s.llm for s in r.explanation.stages if s.name == "suspect named"] == [True]
 
 
+def test_the_namer_may_read_past_the_top_k(fault_server, parts):
+    """With suspect_reads = 5 the namer reads the top 3 and the ranking's next two; the check still fills 3."""
+    namer, prompts = _namer(fault_server, "Tobias Fenn")
+    plain = investigator(parts, WalkReader(), steps=1, check_suspect=False).retrieve(SUSPECT_QUESTION, 3)
+    r = investigator(parts, WalkReader(), namer, steps=1, suspect_reads=5).retrieve(SUSPECT_QUESTION, 3)
+    read = re.findall(r'<passage id="(\w+)">', prompts[0])
+    assert len(read) == len(set(read)) == 5 and read[:3] == plain.ids
+    assert len(r.ids) == 3 and r.explanation.rounds[-1].searched == ["Tobias Fenn"]
+
+
 def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_is_not_in_the_passages(
         fault_server, parts):
     namer, prompts = _namer(fault_server, "Tobias Fenn")
