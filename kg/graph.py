@@ -124,6 +124,18 @@ class KnowledgeGraph:
                     self._passage_phrases[pid].append(i)
         return self._passage_phrases.get(passage_id, [])
 
+    def linked_passages(self, passage_id: str) -> list[str]:
+        """The other passages sharing a phrase with ``passage_id``, the most specific link first: by the fewest
+        passages their rarest shared phrase is linked to, then by the most phrases shared (a plate number or a
+        street two statements name ties them closer than the house every statement names)."""
+        counts = self.mention_counts()
+        links: dict[str, list[float]] = {}
+        for i in self.phrases_of(passage_id):
+            for other in self.phrase_passages[i]:
+                if other != passage_id:
+                    links.setdefault(other, []).append(counts[i])
+        return sorted(links, key=lambda pid: (min(links[pid]), -len(links[pid])))
+
     def mention_counts(self) -> np.ndarray:
         """How many passages each phrase is linked to (at least 1): the divisor of node specificity."""
         if self._mention_counts is None:

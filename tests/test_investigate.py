@@ -282,14 +282,44 @@ def test_the_person_the_trail_points_to_is_checked_and_takes_the_top_k(fault_ser
     assert [s.llm for s in r.explanation.stages if s.name == "suspect named"] == [True]
 
 
-def test_the_namer_may_read_past_the_top_k(fault_server, parts):
-    """With suspect_reads = 5 the namer reads the top 3 and the ranking's next two; the check still fills 3."""
+def test_a_passage_links_first_to_the_passage_it_shares_its_most_specific_phrase_with(parts):
+    graph = parts[1]
+    # the plate only the night report and the registry name, before the hall three passages name
+    assert graph.linked_passages("N1") == ["N2", "X1", "X4"]
+    assert graph.linked_passages("N3") == ["N2"] and graph.linked_passages("X3") == []
+
+
+@pytest.mark.parametrize("beyond, after_top", [("ranking", None), ("links", ["X1", "N3"])])
+def test_the_namer_may_read_past_the_top_k(fault_server, parts, beyond, after_top):
+    """With suspect_reads = 5 the namer reads the top 3 and two more: the ranking's next, or each top passage's
+    most specific link it has not read (the night report's is the hall's garden, the registry's the owner's debt);
+    the check still fills 3."""
     namer, prompts = _namer(fault_server, "Tobias Fenn")
-    plain = investigator(parts, WalkReader(), steps=1, check_suspect=False).retrieve(SUSPECT_QUESTION, 3)
-    r = investigator(parts, WalkReader(), namer, steps=1, suspect_reads=5).retrieve(SUSPECT_QUESTION, 3)
+    plain = investigator(parts, WalkReader(), steps=1, check_suspect=False).retrieve(SUSPECT_QUESTION, 5)
+    r = investigator(parts, WalkReader(), namer, steps=1, suspect_reads=5,
+                     suspect_beyond=beyond).retrieve(SUSPECT_QUESTION, 3)
     read = re.findall(r'<passage id="(\w+)">', prompts[0])
-    assert len(read) == len(set(read)) == 5 and read[:3] == plain.ids
+    assert len(read) == len(set(read)) == 5 and read[:3] == plain.ids[:3] == ["N1", "N2", "X4"]
+    assert read[3:] == (after_top or plain.ids[3:])
     assert len(r.ids) == 3 and r.explanation.rounds[-1].searched == ["Tobias Fenn"]
+
+
+def test_the_suspects_best_find_brings_its_own_link(fault_server, embedder):
+    """With suspect_hop, the passage the name's best find shares its most specific phrase with joins the finds,
+    ahead of passages that only name the person: his ferry trip leads to the timetable, which names no one."""
+    docs = [*DOCS, {"id": "N5", "title": "Choir", "text": "Tobias Fenn sang with the village choir."},
+            {"id": "N6", "title": "Ferry", "text": "Tobias Fenn took the ferry to Dunmore."}]
+    triples = [*TRIPLES, ("N5", "Tobias Fenn", "sang with", "village choir"), ("N6", "Tobias Fenn", "took", "ferry")]
+    case = make_case(docs, [], [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in triples])
+    graph = build_graph(triples, case.passages, embedder)
+    parts = (case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages))
+    ids = {}
+    for hop in (False, True):
+        namer, _ = _namer(fault_server, "Tobias Fenn")
+        loop = investigator(parts, WalkReader(), namer, steps=1, suspect_hop=hop)
+        ids[hop] = loop.retrieve(SUSPECT_QUESTION, 3).ids
+    assert ids[False][0] == ids[True][0] == "N6" and graph.linked_passages("N6")[0] == "X3"
+    assert "X3" not in ids[False] and ids[True][:2] == ["N6", "X3"]
 
 
 def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_is_not_in_the_passages(
