@@ -822,7 +822,12 @@ DEV_RUNS = (
            "the passages read", "trail, one lead, two rounds: its own defaults", "the defaults before the suspect "
            "check", "--set investigate.check_suspect=false"),
     DevRun("investigation_dev_check_suspect", "the same, the suspect of a who-meets-several-conditions question "
-           "checked", "trail, one lead, two rounds: its own defaults", "the defaults", ""))
+           "checked", "trail, one lead, two rounds: its own defaults", "the suspect check before it read the graph's "
+           "links", "--set investigate.suspect_beyond=ranking --set investigate.suspect_reads=3 "
+           "--set investigate.suspect_hop=false"),
+    DevRun("investigation_dev_suspect_links", "the same, the namer reading the top k's graph links and the "
+           "suspect's best find bringing its own", "trail, one lead, two rounds: its own defaults", "the defaults",
+           ""))
 
 
 def _investigation_dev(results, quick: bool, load) -> list[str]:
