@@ -19,7 +19,6 @@ from core.types import Passage
 from llm import OpenAIClient, chat_json
 from llm.fence import fenced, quoted
 
-PASSAGE_CHARS = 300      # each passage as the reader sees it: a statement's worth, short enough for a 1.5B model
 MAX_LEADS = 3            # leads the reader may pick, best first (the loop follows its first ``leads``)
 MAX_SUB_QUESTIONS = 3    # the decomposition of a question that names nothing to look up (motive, opportunity, means)
 
@@ -90,9 +89,10 @@ def reading_schema(max_leads: int, max_questions: int, judged: int = 0) -> dict[
 
 
 def evidence(passages: Sequence[Passage], numbered: bool = False) -> str:
-    """The passages as a reader sees them: fenced, ``PASSAGE_CHARS`` each, one a line (numbered from 1 if asked)."""
+    """The passages as a reader sees them (as the loop cut them: ``InvestigateSettings.passage_chars``): fenced, one
+    a line (numbered from 1 if asked)."""
     return "\n".join(f'{f"{n}. " if numbered else ""}<passage id="{quoted(p.id)}">{fenced(p.title)}: '
-                     f'{fenced(p.text[:PASSAGE_CHARS])}</passage>' for n, p in enumerate(passages, 1))
+                     f'{fenced(p.text)}</passage>' for n, p in enumerate(passages, 1))
 
 
 def reading_messages(question: str, passages: Sequence[Passage], offered: Sequence[str], *, first: bool,

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.contract import setting, settings_with
-from core.types import Case, Explanation, Retrieval, Round, Seed
+from core.types import Case, Explanation, Passage, Retrieval, Round, Seed
 from indexes import BM25Index, rrf
 from kg import KnowledgeGraph
 from kg.walk import HippoRAGRetriever, Walk
@@ -73,6 +73,8 @@ class InvestigateSettings:
     candidates: int = setting(10, "leads offered to the reader after each round, best first by walk mass over "
                               "specificity", minimum=1, maximum=30)
     show: int = setting(3, "passages of the trail so far the reader sees (its best first)", minimum=1, maximum=10)
+    passage_chars: int = setting(300, "characters of each passage the model reads (the reader and the namer): "
+                                 "the rest of a longer passage is out of its sight", minimum=50, maximum=4000)
     depth: int = setting(10, "passages each search contributes to the merge", minimum=1, maximum=100)
     # rrf: a passage the question's walk and a follow-up both reach rises; trail gives each follow-up a place of its
     # own in the top 3. By steps, trail over three rounds did best on the suite; by leads, rrf (one lead and one
@@ -164,7 +166,7 @@ class InvestigateRetriever:
             offered_nodes = self._candidates(shown, mass, followed, p.candidates) if p.reading == "leads" else []
             offered = [g.phrases[i] for i in offered_nodes]
             with ex.stage(f"round {number - 1} read", f"{reader.name} reader", llm=reader.uses_llm):
-                read = reader.read(question, [self.case.passage(pid) for pid in shown], offered,
+                read = reader.read(question, self._in_sight(shown, p.passage_chars), offered,
                                    first=number == 2, judge=p.set_aside)
             useful = read.useful
             newly = [pid for n, pid in enumerate(shown) if n not in useful] if p.set_aside and useful is not None \
@@ -260,7 +262,7 @@ class InvestigateRetriever:
         (the ranking's own fill any left). Its walk joins ``mass``."""
         top_k = len(ranking)
         with ex.stage("suspect named", "the question asks who meets several conditions", llm=True):
-            named = namer.name(question, [self.case.passage(pid) for pid in read])
+            named = namer.name(question, self._in_sight(read, p.passage_chars))
         last = ex.rounds[-1]
         person = named.answer
         last.why = "; ".join(x for x in (last.why, named.why or f"the trail points to {person}") if x)
@@ -282,6 +284,11 @@ class InvestigateRetriever:
         ex.rounds.append(self._round(pending, [], Reading(), [], "the question asks who meets several conditions: "
                                      "the person the trail points to is checked against them", started))
         return checked + ranking[:top_k - len(checked)]
+
+    def _in_sight(self, ids: Sequence[str], chars: int) -> list[Passage]:
+        """The passages as the model reads them: the first ``chars`` characters of each (what it did not see, it
+        cannot restate or name)."""
+        return [replace(passage, text=passage.text[:chars]) for passage in map(self.case.passage, ids)]
 
     def _search(self, query: str, depth: int) -> tuple[list[str], Walk]:
         """A lead's or sub-question's ranking: its walk fused with BM25 on its words (equal weight, RRF k=60)."""

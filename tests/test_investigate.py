@@ -159,6 +159,30 @@ def test_a_scripted_step_is_searched_next_and_a_step_that_restates_the_evidence_
     assert {"N1", "N2"} <= set(r.ids)
 
 
+@pytest.mark.parametrize("chars, restates", [(300, True), (30, False)])
+def test_the_model_reads_passage_chars_of_each_passage_and_restates_only_what_it_saw(fault_server, parts, chars,
+                                                                                     restates):
+    """Each passage reaches the prompt cut at passage_chars; a step naming the plate restates the night report when
+    the plate was in sight, and is a new lead to search when the cut hid it."""
+    _, _, _, lexical = parts
+    step = "The grey van with plate QX41 VTR left Larkspur Hall."
+    prompts: list[str] = []
+
+    def handler(h, req):
+        prompts.append(req["messages"][-1]["content"])
+        reply(200, chat_body(json.dumps({"enough": False, "next": step})))(h, req)
+
+    fault_server.script = [handler]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    r = investigator(parts, StepReader(client, "m", lexical.tokens), reading="step", steps=2,
+                     passage_chars=chars).retrieve(QUESTION, 3)
+    texts = re.findall(r"<passage [^>]*>[^<]*?: ([^<]*)</passage>", prompts[0])
+    assert len(texts) == 3 and max(map(len, texts)) <= chars and ("QX41" in prompts[0]) == restates
+    assert r.explanation.rounds[0].enough == restates
+    assert (r.explanation.rounds[-1].searched == [step]) != restates
+
+
 def test_a_step_that_restates_what_was_read_fills_the_places_after_it_from_its_own_search(fault_server, parts):
     """The scripted step reader restates the last passage it read. At top 3 (the passages read) the ranking is
     the walk's and nothing more is searched; at top 5 the passages read stay and the two places after them come
