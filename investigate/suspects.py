@@ -6,13 +6,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from kg.nlp import load_spacy
+
 PERSON_WORDS = ("who", "whom", "whose")   # the question words that ask for a person
-
-
-@lru_cache(maxsize=1)
-def _nlp():
-    from kg.nlp import load_spacy
-    return load_spacy()
 
 
 @lru_cache(maxsize=1024)   # a question is parsed once, however often it is asked
@@ -22,7 +18,7 @@ def asks_for_someone_by_conditions(question: str) -> bool:
     opportunity and a way to sell the coins?") or whose verb is coordinated with another of the same subject ("Who
     had a key and knew the code?"). Coordinated names ("... first, A or B?") and coordinated clauses ("Whose card
     opened it, and where was that person?") are not: there the passages that answer are the evidence."""
-    doc = _nlp()(question)
+    doc = load_spacy()(question)
     if not len(doc) or doc[0].lower_ not in PERSON_WORDS:
         return False
     for verb in (t for t in doc if any(c.dep_ == "nsubj" and c.lower_ in PERSON_WORDS for c in t.children)):

