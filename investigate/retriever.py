@@ -205,8 +205,7 @@ class InvestigateRetriever:
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
             if p.suspect_beyond == "links":   # each of the top k in turn gives its most specific link not read yet
-                beyond = merged([[[pid for pid in g.linked_passages(top) if pid not in ranking]] for top in ranking],
-                                "trail", len(g.passage_ids))
+                beyond = merged([[self._links(top, ranking)] for top in ranking], "trail", len(g.passage_ids))
             else:
                 beyond = final_ranking(searches, answered, aside, p.merge, max(top_k, p.suspect_reads),
                                        len(g.passage_ids))
@@ -278,14 +277,18 @@ class InvestigateRetriever:
         mass += walk.mass
         found = [pid for pid in ids if pid not in ranking]
         if p.suspect_hop and found:
-            hop = [pid for pid in self.graph.linked_passages(found[0]) if pid not in ranking]
-            found = merged([[found], [hop]], "trail", len(self.graph.passage_ids))
+            found = merged([[found], [self._links(found[0], ranking)]], "trail", len(self.graph.passage_ids))
         checked = found[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
         ex.rounds.append(self._round(pending, [], Reading(), [], "the question asks who meets several conditions: "
                                      "the person the trail points to is checked against them", started))
         return checked + ranking[:top_k - len(checked)]
+
+    def _links(self, pid: str, besides: Sequence[str]) -> list[str]:
+        """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first) not in
+        ``besides``."""
+        return [other for other in self.graph.linked_passages(pid) if other not in besides]
 
     def _in_sight(self, ids: Sequence[str], chars: int) -> list[Passage]:
         """The passages as the model reads them: the first ``chars`` characters of each (what it did not see, it
