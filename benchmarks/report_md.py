@@ -827,7 +827,10 @@ DEV_RUNS = (
            "--set investigate.suspect_hop=false"),
     DevRun("investigation_dev_suspect_links", "the same, the namer reading the top k's graph links and the "
            "suspect's best find bringing its own", "trail, one lead, two rounds: its own defaults", "the defaults",
-           ""))
+           ""),
+    DevRun("investigation_dev_passage_chars600", "the same, the model reading 600 characters of each passage",
+           "trail, one lead, two rounds: its own defaults", "tried, not kept: a set down 0.133",
+           "--set investigate.passage_chars=600"))
 
 
 def _investigation_dev(results, quick: bool, load) -> list[str]:
