@@ -830,7 +830,11 @@ DEV_RUNS = (
            ""),
     DevRun("investigation_dev_passage_chars600", "the same, the model reading 600 characters of each passage",
            "trail, one lead, two rounds: its own defaults", "tried, not kept: a set down 0.133",
-           "--set investigate.passage_chars=600"))
+           "--set investigate.passage_chars=600"),
+    DevRun("investigation_dev_show2", "the same, the reader seeing two passages of the trail",
+           "trail, one lead, two rounds: its own defaults", "tried, not kept: a set down 0.053", "--set investigate.show=2"),
+    DevRun("investigation_dev_show5", "the same, the reader seeing five passages of the trail",
+           "trail, one lead, two rounds: its own defaults", "tried, not kept: a set down 0.067", "--set investigate.show=5"))
 
 
 def _investigation_dev(results, quick: bool, load) -> list[str]:
