@@ -124,7 +124,6 @@ def test_the_rule_keeps_a_change_only_if_the_mean_rises_and_no_set_falls_much():
 
 def test_a_speed_change_is_judged_on_two_saved_suite_runs(tmp_path, monkeypatch):
     import choose
-
     import common
     monkeypatch.setattr(common, "RESULTS", tmp_path)
     monkeypatch.setattr(choose, "RESULTS", tmp_path)
@@ -179,11 +178,49 @@ def test_the_investigation_grid_says_whether_looping_helps_and_which_loop_is_bes
     assert best_loop([base], "steps=1") is None
 
 
-def test_the_grid_reader_reads_each_page_once_and_keeps_the_readers_name():
-    from investigation import RememberingReader
+def test_the_loop_rule_keeps_a_rise_over_the_choosing_sets_and_says_what_it_could_not_judge(tmp_path):
+    """loop_rule: the mean over the seven choosing sets must rise by MIN_GAIN with no set down by more than
+    MAX_DROP; a set one side never ran is not judged, unless the change cannot act on it (--unchanged)."""
+    import loop_rule
+    from choose import MIN_GAIN
 
+    def run(generated: float, dev: dict[str, float], dev5: dict[str, float] | None, seeds=range(100, 124)) -> str:
+        rows = [{"seed": s, "investigate": {"questions": {f"Q{n}": generated for n in range(1, 10)}}} for s in seeds]
+        payload = {"generated": {"rows": rows},
+                   "dev": {k: {"investigate": {"by_type": {"all": v}}} for k, v in dev.items()}}
+        if dev5 is not None:
+            payload["dev5"] = {k: {"investigate": {"by_type": {"all": v}}} for k, v in dev5.items()}
+        path = tmp_path / f"run{len(list(tmp_path.iterdir()))}.json"
+        path.write_text(json.dumps(payload))
+        return str(path)
+
+    dev = {"ashcombe_hoard": 0.6, "ledgerline_outage": 0.7, "marlow_road": 0.5, "2wiki_first20": 0.9}
+    dev5 = {"2wiki_q121_220": 0.9, "hotpotqa_train100": 0.9}
+    base = loop_rule.load(run(0.8, dev, dev5))
+    up = loop_rule.judge(base, loop_rule.load(run(0.8 + 7 * MIN_GAIN, dev, dev5)))
+    assert up.kept and up.gain == pytest.approx(MIN_GAIN) and not up.missing and up.confirming[1] > up.confirming[0]
+    small = loop_rule.judge(base, loop_rule.load(run(0.8 + 6 * MIN_GAIN, dev, dev5)))
+    assert not small.kept and not small.missing                     # a rise under the margin
+    down = loop_rule.judge(base, loop_rule.load(run(0.9, {**dev, "marlow_road": 0.47}, dev5)))
+    assert down.gain > MIN_GAIN and down.worst == "dev marlow_road" and not down.kept   # one set down 0.03
+    partial = loop_rule.load(run(0.9, dev, None, seeds=range(100, 116)))
+    unjudged = loop_rule.judge(base, partial)
+    assert not unjudged.kept and set(unjudged.missing) == {"dev5 2wiki_q121_220", "dev5 hotpotqa_train100"}
+    assert "not judged" in loop_rule.show(unjudged) and unjudged.confirming[1] is None
+    assumed = loop_rule.judge(base, partial, unchanged=("dev5",))
+    assert assumed.kept and assumed.assumed == ("dev5 2wiki_q121_220", "dev5 hotpotqa_train100")
+    assert "unchanged by construction" in loop_rule.show(assumed)
+    fallen = loop_rule.judge(base, loop_rule.load(run(0.9, {**dev, "marlow_road": 0.47}, None)))
+    assert fallen.missing and "verdict: not kept (a set falls" in loop_rule.show(fallen)   # partial, yet decided
+    with pytest.raises(SystemExit, match="no such result"):
+        loop_rule.load(str(tmp_path / "nowhere.json"))
+
+
+def test_the_grid_reader_reads_each_page_once_and_keeps_the_readers_name():
     from core.types import Passage
     from investigate import WalkReader
+
+    from investigation import RememberingReader
     calls = []
 
     class Counting(WalkReader):
@@ -212,9 +249,9 @@ def test_a_result_never_lands_on_an_input(tmp_path):
     assert write_result(str(tmp_path / "scratch"), {"x": 1}) == tmp_path / "scratch.json"
 
 def test_the_generic_reader_asks_the_detectives_questions_once_and_follows_the_walks_leads():
-    from investigation import GENERIC_SUB_QUESTIONS, GenericReader
-
     from core.types import Passage
+
+    from investigation import GENERIC_SUB_QUESTIONS, GenericReader
     page = [Passage(id="P1", doc_id="D1", title="t", text="x")]
     first = GenericReader().read("Who did it?", page, ["a", "b"], first=True)
     later = GenericReader().read("Who did it?", page, ["a", "b"], first=False)

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The suite rule for the investigation loop's defaults, on saved runs of benchmarks/investigation.py.
+
+    python benchmarks/loop_rule.py --base investigation_suspect_links --candidate my_run [--unchanged dev5]
+
+A change of the loop's defaults is kept only if, over the choosing sets, the mean Recall rises by at least
+choose.MIN_GAIN and no set falls by more than choose.MAX_DROP. The choosing sets are generated seeds 100-115 (their
+Recall@3 as the mean over the three question types), the cases of ``--sets dev`` and of ``--sets dev5`` (each case's
+Recall over all its questions). Generated seeds 116-123, made later to confirm choices on seeds the rule had not seen,
+are listed beside them, outside the mean. ``--base`` and ``--candidate`` each name one or more results (comma list:
+names in results/ or paths); a set found in none of a side's files is not judged, and the verdict says so, unless
+``--unchanged`` names it: a set the change cannot act on by construction counts at the base's value, and the verdict
+says that too. The report sets (seeds 1-10, the bundled case, MuSiQue) are never read here.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from casebook.generate import generate
+
+from choose import MAX_DROP, MIN_GAIN
+from common import RESULTS
+from generated import TYPES
+from investigation import MORE_DEV
+from suite import GENERATED_SEEDS, HAND_WRITTEN
+
+CHOOSING_SEEDS = GENERATED_SEEDS   # 100-115
+CONFIRMING_SEEDS = tuple(range(116, 124))
+GROUPS = ("dev", "dev5")
+# investigation.py's --sets dev and dev5, by the names this rule gives them
+CHOOSING = ("generated 100-115", *(f"dev {name}" for name in (*HAND_WRITTEN, "2wiki_first20")),
+            *(f"dev5 {name}" for name in MORE_DEV))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    base: dict[str, float]        # Recall set by set, the choosing sets only
+    candidate: dict[str, float]
+    confirming: tuple[float | None, float | None]   # seeds 116-123, base and candidate (None: not run)
+    assumed: tuple[str, ...]      # sets the candidate did not run, counted at the base's value (``--unchanged``)
+    missing: tuple[str, ...]      # choosing sets with no figure on one side: the rule cannot be applied
+    gain: float
+    worst: str
+    worst_drop: float
+
+    @property
+    def kept(self) -> bool:
+        return not self.missing and self.gain >= MIN_GAIN and self.worst_drop <= MAX_DROP
+
+
+def load(names: str) -> list[dict]:
+    """The payloads of a comma list of results: plain names in results/, or paths."""
+    out = []
+    for name in (n for n in names.split(",") if n):
+        path = Path(name) if name.endswith(".json") else RESULTS / f"{name}.json"
+        if not path.is_file():
+            raise SystemExit(f"{name}: no such result ({path})")
+        try:
+            out.append(json.loads(path.read_text(encoding="utf-8")))
+        except json.JSONDecodeError as e:
+            raise SystemExit(f"{path}: not a result file ({e})") from None
+    return out
+
+
+def generated_recall(payloads: list[dict], seeds: tuple[int, ...], strategy: str) -> float | None:
+    """The mean over question types of ``strategy``'s Recall on ``seeds`` (None unless every seed was run)."""
+    rows = {r["seed"]: r[strategy]["questions"] for p in payloads for r in p.get("generated", {}).get("rows", [])
+            if r["seed"] in seeds and strategy in r}
+    if set(rows) != set(seeds):
+        return None
+    kinds = {q["id"]: q["type"] for q in generate(seeds[0])["questions.json"]}   # the same for every seed
+    by_type = [[rows[s][q] for s in seeds for q in rows[s] if kinds.get(q) == t] for t in TYPES]
+    return round(statistics.fmean(statistics.fmean(values) for values in by_type if values), 4)
+
+
+def set_recalls(payloads: list[dict], strategy: str) -> dict[str, float]:
+    """Recall set by set: generated seeds 100-115 and every dev and dev5 case found (a later file fills what an
+    earlier one lacks)."""
+    out: dict[str, float] = {}
+    seeds = generated_recall(payloads, CHOOSING_SEEDS, strategy)
+    if seeds is not None:
+        out[CHOOSING[0]] = seeds
+    for p in payloads:
+        for group in GROUPS:
+            for case, result in p.get(group, {}).items():
+                if strategy in result:
+                    out.setdefault(f"{group} {case}", result[strategy]["by_type"]["all"])
+    return out
+
+
+def judge(base: list[dict], candidate: list[dict], strategy: str = "investigate",
+          unchanged: tuple[str, ...] = ()) -> Verdict:
+    b, c = set_recalls(base, strategy), set_recalls(candidate, strategy)
+    assumed = tuple(s for s in CHOOSING if s in b and s not in c and (s in unchanged or s.split()[0] in unchanged))
+    c.update({s: b[s] for s in assumed})
+    missing = tuple(s for s in CHOOSING if s not in b or s not in c)
+    both = [s for s in CHOOSING if s in b and s in c]
+    drops = {s: round(b[s] - c[s], 4) for s in both}
+    worst = max(drops, key=lambda s: drops[s]) if drops else ""
+    gain = round(statistics.fmean(c[s] for s in both) - statistics.fmean(b[s] for s in both), 4) if both else 0.0
+    confirming = (generated_recall(base, CONFIRMING_SEEDS, strategy),
+                  generated_recall(candidate, CONFIRMING_SEEDS, strategy))
+    return Verdict({s: b[s] for s in both}, {s: c[s] for s in both}, confirming, assumed, missing, gain, worst,
+                   drops.get(worst, 0.0))
+
+
+def show(v: Verdict) -> str:
+    lines = ["| set | base | candidate | change |", "|---|---|---|---|"]
+    for s in v.base:
+        mark = " (not run: unchanged by construction)" if s in v.assumed else ""
+        lines.append(f"| {s}{mark} | {v.base[s]:.3f} | {v.candidate[s]:.3f} | {v.candidate[s] - v.base[s]:+.3f} |")
+    b, c = v.confirming
+    if b is not None or c is not None:
+        lines.append(f"| generated 116-123 (confirming, not in the mean) | {_f(b)} | {_f(c)} | "
+                     f"{'' if b is None or c is None else f'{c - b:+.3f}'} |")
+    lines.append("")
+    lines.append(f"mean {v.gain:+.4f} over {len(v.base)} sets (a rise needs {MIN_GAIN}); worst set {v.worst or '-'} "
+                 f"{0.0 - v.worst_drop:+.3f} (at most -{MAX_DROP})")
+    if v.missing and v.worst_drop > MAX_DROP:   # what the missing sets say cannot undo a fall
+        lines.append(f"verdict: not kept (a set falls by more than {MAX_DROP}; not run: {', '.join(v.missing)})")
+    elif v.missing:
+        lines.append(f"not judged: no figure on one side for {', '.join(v.missing)} (run them, or name a set the "
+                     "change cannot act on with --unchanged)")
+    else:
+        lines.append(f"verdict: {'kept' if v.kept else 'not kept'}")
+    return "\n".join(lines)
+
+
+def _f(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--base", required=True, help="results of the defaults (comma list of names in results/ or paths)")
+    p.add_argument("--candidate", required=True, help="results of the change, the same way")
+    p.add_argument("--strategy", default="investigate")
+    p.add_argument("--unchanged", default="", help="comma list of sets (or groups: dev, dev5) the change cannot act "
+                                                   "on, counted at the base's value")
+    args = p.parse_args(argv)
+    verdict = judge(load(args.base), load(args.candidate), args.strategy,
+                    tuple(s.strip() for s in args.unchanged.split(",") if s.strip()))
+    print(show(verdict))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
