@@ -18,7 +18,6 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 import streamlit as st
-import streamlit.components.v1 as components
 
 from casebook import catalog
 from casebook.generate import gold_as_triples, load_mystery
@@ -350,7 +349,7 @@ def cell_graph(lab: Lab) -> None:
         f" (showing {drawn['nodes']} of {drawn['total_nodes']} nodes: the search matches and best-connected first)"
     st.markdown(f"**{drawn['total_nodes']} nodes, {drawn['total_edges']} edges**{md(note)}"
                 + (f" · {drawn['matches']} match(es)" if search else ""))
-    components.html(html, height=600, scrolling=False)   # the 560 px graph and its frame, nothing cut off
+    st.iframe(html, height=600)   # the 560 px graph and its frame, nothing cut off
     st.download_button("Download the graph as GraphML", graphml(build.graph), file_name=f"{lab.case.name}.graphml",
                        mime="application/xml")
 
@@ -480,7 +479,8 @@ def strategy_column(lab: Lab, strategy: Strategy, r: StrategyResult, gold: set[s
 
 def timing_chart(result: QuestionResult) -> None:
     """Retrieval and LLM time in two panels, each on its own axis: the model's seconds would make every retrieval
-    stage a sliver on a shared one. One labelled row per strategy, its total printed at the bar's end."""
+    stage a sliver on a shared one. One labelled row per strategy, its total printed at the bar's end. A run with
+    no model call has the retrieval panel alone."""
     rows = [{"strategy": REGISTRY[n].label, "stage": k, "ms": v,
              "part": "LLM (s)" if k in r.llm_stages else "retrieval (ms)",
              "value": v / 1000 if k in r.llm_stages else v}
@@ -501,7 +501,10 @@ def timing_chart(result: QuestionResult) -> None:
             x="sum(value):Q", text=alt.Text("sum(value):Q", format=",.1f" if unit == "ms" else ",.2f"))
         return (bars + totals).properties(height=height, width=360, title=f"{part.split(' ')[0]} per strategy")
 
-    chart = alt.hconcat(panel("retrieval (ms)", "ms"), panel("LLM (s)", "s")).resolve_scale(x="independent")
+    # a panel with no stage (no model call: answers off, a retrieval-only strategy) is left out, not drawn empty
+    panels = [panel(part, unit) for part, unit in (("retrieval (ms)", "ms"), ("LLM (s)", "s"))
+              if (data["part"] == part).any()]
+    chart = panels[0] if len(panels) == 1 else alt.hconcat(*panels).resolve_scale(x="independent")
     st.altair_chart(chart.properties(usermeta={"embedOptions": {"renderer": "svg"}}),   # SVG: labels are text
                     width="content")
 
@@ -546,7 +549,7 @@ def render_explanation(lab: Lab, ex: Explanation) -> None:
                     + ", ".join(md(pid) for pid in ex.paths))
         html, _ = graph_html(g, scores=scores, seeds=seeds, max_nodes=80, height="420px",
                             titles={p.id: p.title for p in lab.case.passages}, seed_rounds=rounds)
-        components.html(html, height=460)
+        st.iframe(html, height=460)
 
 
 # -- cell 6: evaluate ----------------------------------------------------------------------------------------

@@ -126,6 +126,9 @@ def test_a_generated_mystery_can_build_its_graph_from_the_generators_facts(app_e
     trail = next(m.value for m in at.markdown if m.value.startswith("1. searched"))
     assert re.search(r"^2\. searched .+; added ", trail, re.MULTILINE), trail
     assert sum(m.value.startswith("**The trail**") for m in at.markdown) == 1   # hipporag has no trail
+    # No model call, no LLM panel: the timing chart is the retrieval panel alone, not beside an empty one.
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert "hconcat" not in spec and spec["title"] == "retrieval per strategy", spec.get("title")
 
 
 def answers(at) -> list[str]:
