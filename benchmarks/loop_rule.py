@@ -68,8 +68,11 @@ def load(names: str) -> list[dict]:
 
 def generated_recall(payloads: list[dict], seeds: tuple[int, ...], strategy: str) -> float | None:
     """The mean over question types of ``strategy``'s Recall on ``seeds`` (None unless every seed was run)."""
-    rows = {r["seed"]: r[strategy]["questions"] for p in payloads for r in p.get("generated", {}).get("rows", [])
-            if r["seed"] in seeds and strategy in r}
+    rows: dict[int, dict[str, float]] = {}
+    for p in payloads:   # the first file with a seed gives its figures, as with every set
+        for r in p.get("generated", {}).get("rows", []):
+            if r["seed"] in seeds and strategy in r:
+                rows.setdefault(r["seed"], r[strategy]["questions"])
     if set(rows) != set(seeds):
         return None
     kinds = {q["id"]: q["type"] for q in generate(seeds[0])["questions.json"]}   # the same for every seed
@@ -78,8 +81,8 @@ def generated_recall(payloads: list[dict], seeds: tuple[int, ...], strategy: str
 
 
 def set_recalls(payloads: list[dict], strategy: str) -> dict[str, float]:
-    """Recall set by set: generated seeds 100-115 and every dev and dev5 case found (a later file fills what an
-    earlier one lacks)."""
+    """Recall set by set: generated seeds 100-115 and every dev and dev5 case found (where two files hold a set, the
+    first one's figure counts; a later file fills what the earlier ones lack)."""
     out: dict[str, float] = {}
     seeds = generated_recall(payloads, CHOOSING_SEEDS, strategy)
     if seeds is not None:
@@ -94,6 +97,8 @@ def set_recalls(payloads: list[dict], strategy: str) -> dict[str, float]:
 
 def judge(base: list[dict], candidate: list[dict], strategy: str = "investigate",
           unchanged: tuple[str, ...] = ()) -> Verdict:
+    """The rule on ``base`` and ``candidate`` (loaded results); ``unchanged``: sets or groups counted at the base's
+    value where the candidate has none."""
     b, c = set_recalls(base, strategy), set_recalls(candidate, strategy)
     assumed = tuple(s for s in CHOOSING if s in b and s not in c and (s in unchanged or s.split()[0] in unchanged))
     c.update({s: b[s] for s in assumed})
