@@ -22,6 +22,7 @@ from pathlib import Path
 
 from casebook.generate import generate
 
+import choose
 from choose import MAX_DROP, MIN_GAIN
 from common import RESULTS
 from generated import TYPES
@@ -46,10 +47,11 @@ class Verdict:
     gain: float
     worst: str
     worst_drop: float
+    rule_keeps: bool              # choose.judge's verdict on the sets both sides have
 
     @property
     def kept(self) -> bool:
-        return not self.missing and self.gain >= MIN_GAIN and self.worst_drop <= MAX_DROP
+        return not self.missing and self.rule_keeps
 
 
 def load(names: str) -> list[dict]:
@@ -104,13 +106,15 @@ def judge(base: list[dict], candidate: list[dict], strategy: str = "investigate"
     c.update({s: b[s] for s in assumed})
     missing = tuple(s for s in CHOOSING if s not in b or s not in c)
     both = [s for s in CHOOSING if s in b and s in c]
-    drops = {s: round(b[s] - c[s], 4) for s in both}
-    worst = max(drops, key=lambda s: drops[s]) if drops else ""
-    gain = round(statistics.fmean(c[s] for s in both) - statistics.fmean(b[s] for s in both), 4) if both else 0.0
+    # the suite's own rule (choose.judge) on the sets both sides have, as suite rows
+    def rows(side: dict[str, float]) -> list[dict]:
+        return [{"set": s, "strategies": {strategy: {"recall": side[s]}}} for s in both]
+    rule = choose.judge("candidate", rows(b), rows(c), strategy) if both else None
     confirming = (generated_recall(base, CONFIRMING_SEEDS, strategy),
                   generated_recall(candidate, CONFIRMING_SEEDS, strategy))
-    return Verdict({s: b[s] for s in both}, {s: c[s] for s in both}, confirming, assumed, missing, gain, worst,
-                   drops.get(worst, 0.0))
+    return Verdict({s: b[s] for s in both}, {s: c[s] for s in both}, confirming, assumed, missing,
+                   rule.gain if rule else 0.0, rule.worst_set if rule else "", rule.worst_drop if rule else 0.0,
+                   rule.kept if rule else False)
 
 
 def show(v: Verdict) -> str:
