@@ -5,8 +5,12 @@ names them) are not the evidence of the conditions; that evidence is about the p
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from kg.nlp import load_spacy
+
+if TYPE_CHECKING:   # spaCy loads when a question is first parsed, not on import
+    from spacy.tokens import Token
 
 PERSON_WORDS = ("who", "whom", "whose")   # the question words that ask for a person
 
@@ -25,7 +29,13 @@ def asks_for_someone_by_conditions(question: str) -> bool:
         if any(c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and
                not any(g.dep_.startswith("nsubj") for g in c.children) for c in verb.children):
             return True
-        for obj in (c for c in verb.children if c.dep_ in ("dobj", "attr") and c.pos_ == "NOUN"):
-            if any(c.dep_ == "conj" and c.pos_ == "NOUN" for c in obj.children):
+        for obj in (c for c in verb.children if c.dep_ in ("dobj", "attr") and _common_noun(c)):
+            if any(c.dep_ == "conj" and _common_noun(c) for c in obj.children):
                 return True
     return False
+
+
+def _common_noun(token: Token) -> bool:
+    """A common noun, or a lowercase word the tagger took for a name ("Who owns the van and the boat?" tags "van" a
+    proper noun): a name is written with a capital."""
+    return token.pos_ == "NOUN" or (token.pos_ == "PROPN" and token.text.islower())
