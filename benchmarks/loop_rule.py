@@ -11,6 +11,14 @@ are listed beside them, outside the mean. ``--base`` and ``--candidate`` each na
 names in results/ or paths); a set found in none of a side's files is not judged, and the verdict says so, unless
 ``--unchanged`` names it: a set the change cannot act on by construction counts at the base's value, and the verdict
 says that too. The report sets (seeds 1-10, the bundled case, MuSiQue) are never read here.
+
+``--narrow`` applies the rule for a change that, by construction, acts only on one kind of question (recognised from
+the question or from the loop's own state; every other question ranks as before). Averaged over seven sets such a
+change must move its own kind of question by several times the rule's margin, so it is judged where it acts instead,
+and confirmed on seeds no one has looked at: kept only if (1) on the choosing sets no set falls at all and the mean
+rises, and (2) on FRESH_SEEDS (124-131, generated for this after the candidates were fixed) the Recall summed over
+every question rises by at least NARROW_GAIN (one whole question's worth) with no question type's mean down by more
+than MAX_DROP. Decided 2026-12-04 before any candidate ran on FRESH_SEEDS; once they have judged, they are seen.
 """
 from __future__ import annotations
 
@@ -31,6 +39,10 @@ from suite import GENERATED_SEEDS, HAND_WRITTEN
 
 CHOOSING_SEEDS = GENERATED_SEEDS   # 100-115
 CONFIRMING_SEEDS = tuple(range(116, 124))
+FRESH_SEEDS = tuple(range(124, 132))   # the narrow rule's confirmation
+# One whole question's Recall, summed over FRESH_SEEDS' 72 questions: three times the largest change a rerun with every
+# reading made afresh gave on the 144 questions of seeds 100-115 (one question, by a third)
+NARROW_GAIN = 1.0
 GROUPS = ("dev", "dev5")
 # investigation.py's --sets dev and dev5, by the names this rule gives them
 CHOOSING = ("generated 100-115", *(f"dev {name}" for name in (*HAND_WRITTEN, "2wiki_first20")),
@@ -54,6 +66,22 @@ class Verdict:
         return not self.missing and self.rule_keeps
 
 
+@dataclass(frozen=True)
+class NarrowVerdict:
+    """The narrow rule (``--narrow``): the choosing sets' verdict, and the change on FRESH_SEEDS."""
+    choosing: Verdict
+    fresh_change: float | None            # Recall summed over every question of FRESH_SEEDS (None: one side not run)
+    fresh_by_type: dict[str, float]       # each type's mean, candidate minus base
+    changed: tuple[tuple[int, str, float, float], ...]   # (seed, question, base, candidate) where they differ
+
+    @property
+    def kept(self) -> bool:
+        v = self.choosing
+        return (not v.missing and v.gain > 0 and all(v.candidate[s] >= v.base[s] for s in v.base)
+                and self.fresh_change is not None and self.fresh_change >= NARROW_GAIN
+                and min(self.fresh_by_type.values()) >= -MAX_DROP)
+
+
 def load(names: str) -> list[dict]:
     """The payloads of a comma list of results: plain names in results/, or paths."""
     out = []
@@ -68,8 +96,9 @@ def load(names: str) -> list[dict]:
     return out
 
 
-def generated_recall(payloads: list[dict], seeds: tuple[int, ...], strategy: str) -> float | None:
-    """The mean over question types of ``strategy``'s Recall on ``seeds`` (None unless every seed was run)."""
+def question_recalls(payloads: list[dict], seeds: tuple[int, ...], strategy: str) -> dict[str, list[tuple]] | None:
+    """``strategy``'s Recall on ``seeds`` by question type: (seed, question id, Recall) for every question (None
+    unless every seed was run)."""
     rows: dict[int, dict[str, float]] = {}
     for p in payloads:   # the first file with a seed gives its figures, as with every set
         for r in p.get("generated", {}).get("rows", []):
@@ -78,8 +107,16 @@ def generated_recall(payloads: list[dict], seeds: tuple[int, ...], strategy: str
     if set(rows) != set(seeds):
         return None
     kinds = {q["id"]: q["type"] for q in generate(seeds[0])["questions.json"]}   # the same for every seed
-    by_type = [[rows[s][q] for s in seeds for q in rows[s] if kinds.get(q) == t] for t in TYPES]
-    return round(statistics.fmean(statistics.fmean(values) for values in by_type if values), 4)
+    return {t: [(s, q, rows[s][q]) for s in seeds for q in rows[s] if kinds.get(q) == t] for t in TYPES}
+
+
+def generated_recall(payloads: list[dict], seeds: tuple[int, ...], strategy: str) -> float | None:
+    """The mean over question types of ``strategy``'s Recall on ``seeds`` (None unless every seed was run)."""
+    by_type = question_recalls(payloads, seeds, strategy)
+    if by_type is None:
+        return None
+    return round(statistics.fmean(statistics.fmean(r for *_, r in values) for values in by_type.values() if values),
+                 4)
 
 
 def set_recalls(payloads: list[dict], strategy: str) -> dict[str, float]:
@@ -117,6 +154,35 @@ def judge(base: list[dict], candidate: list[dict], strategy: str = "investigate"
                    rule.kept if rule else False)
 
 
+def judge_narrow(base: list[dict], candidate: list[dict], strategy: str = "investigate",
+                 unchanged: tuple[str, ...] = ()) -> NarrowVerdict:
+    """The narrow rule on ``base`` and ``candidate`` (see the module docstring)."""
+    choosing = judge(base, candidate, strategy, unchanged)
+    b, c = question_recalls(base, FRESH_SEEDS, strategy), question_recalls(candidate, FRESH_SEEDS, strategy)
+    if b is None or c is None:
+        return NarrowVerdict(choosing, None, {}, ())
+    by_type = {t: round(statistics.fmean(r for *_, r in c[t]) - statistics.fmean(r for *_, r in b[t]), 4)
+               for t in TYPES if b[t]}
+    pairs = [(s, q, rb, rc) for t in TYPES for (s, q, rb), (_, _, rc) in zip(b[t], c[t], strict=True)]
+    return NarrowVerdict(choosing, round(sum(rc - rb for *_, rb, rc in pairs), 4), by_type,
+                         tuple(x for x in pairs if x[2] != x[3]))
+
+
+def show_narrow(v: NarrowVerdict) -> str:
+    lines = [show(v.choosing).rsplit("\n", 1)[0], ""]
+    if v.fresh_change is None:
+        lines.append(f"seeds {FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]}: not run on both sides, so not judged")
+        return "\n".join(lines)
+    types = ", ".join(f"{t} {d:+.3f}" for t, d in v.fresh_by_type.items())
+    lines.append(f"seeds {FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]}: Recall summed over every question {v.fresh_change:+.3f} "
+                 f"(at least {NARROW_GAIN:+.1f}); by type {types} (none below -{MAX_DROP})")
+    lines += [f"  seed {s} {q}: {b:.3f} -> {c:.3f}" for s, q, b, c in v.changed]
+    fell = [s for s in v.choosing.base if v.choosing.candidate[s] < v.choosing.base[s]]
+    lines.append(f"choosing sets: {'none lower' if not fell else 'lower: ' + ', '.join(fell)}")
+    lines.append(f"verdict (narrow rule): {'kept' if v.kept else 'not kept'}")
+    return "\n".join(lines)
+
+
 def show(v: Verdict) -> str:
     lines = ["| set | base | candidate | change |", "|---|---|---|---|"]
     for s in v.base:
@@ -150,10 +216,15 @@ def main(argv=None) -> int:
     p.add_argument("--strategy", default="investigate")
     p.add_argument("--unchanged", default="", help="comma list of sets (or groups: dev, dev5) the change cannot act "
                                                    "on, counted at the base's value")
+    p.add_argument("--narrow", action="store_true", help="the rule for a change that acts only on one kind of "
+                                                         "question: judged where it acts, confirmed on FRESH_SEEDS")
     args = p.parse_args(argv)
-    verdict = judge(load(args.base), load(args.candidate), args.strategy,
-                    tuple(s.strip() for s in args.unchanged.split(",") if s.strip()))
-    print(show(verdict))
+    base, candidate = load(args.base), load(args.candidate)
+    unchanged = tuple(s.strip() for s in args.unchanged.split(",") if s.strip())
+    if args.narrow:
+        print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged)))
+    else:
+        print(show(judge(base, candidate, args.strategy, unchanged)))
     return 0
 
 
