@@ -169,7 +169,9 @@ def judge_narrow(base: list[dict], candidate: list[dict], strategy: str = "inves
 
 
 def show_narrow(v: NarrowVerdict) -> str:
-    lines = [show(v.choosing).rsplit("\n", 1)[0], ""]
+    c = v.choosing
+    lines = [show(c).rsplit("\n", 2)[0],   # the table, without the suite rule's margin and verdict
+             f"mean {c.gain:+.4f} over {len(c.base)} sets (the narrow rule: a rise, and no set lower)", ""]
     if v.fresh_change is None:
         lines.append(f"seeds {FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]}: not run on both sides, so not judged")
         return "\n".join(lines)
@@ -177,7 +179,7 @@ def show_narrow(v: NarrowVerdict) -> str:
     lines.append(f"seeds {FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]}: Recall summed over every question {v.fresh_change:+.3f} "
                  f"(at least {NARROW_GAIN:+.1f}); by type {types} (none below -{MAX_DROP})")
     lines += [f"  seed {s} {q}: {b:.3f} -> {c:.3f}" for s, q, b, c in v.changed]
-    fell = [s for s in v.choosing.base if v.choosing.candidate[s] < v.choosing.base[s]]
+    fell = [s for s in c.base if c.candidate[s] < c.base[s]]
     lines.append(f"choosing sets: {'none lower' if not fell else 'lower: ' + ', '.join(fell)}")
     lines.append(f"verdict (narrow rule): {'kept' if v.kept else 'not kept'}")
     return "\n".join(lines)
