@@ -28,7 +28,6 @@ those places should hold.
 """
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -48,9 +47,6 @@ MERGES = ("trail", "rrf")
 AFTER_ANSWER = ("step", "walk")   # what fills the top k after the passages read, once a step restates them
 READINGS = ("leads", "step")   # how the reader reads: readers.py, ``LLMReader`` and ``StepReader``
 SUSPECT_BEYOND = ("links", "ranking")   # what the namer reads after the top k
-SUSPECT_ORDER = ("name", "name+question")   # how the named person's finds after the best one and its hop are ordered
-# a word of letters and digits: a plate, a reference, a room; what a search matches literally
-IDENTIFIER = re.compile(r"\b(?=\w*[^\W\d_])(?=\w*\d)\w+\b")
 
 
 @dataclass(frozen=True)
@@ -130,15 +126,6 @@ class InvestigateSettings:
     suspect_hop: bool = setting(True, "with the suspect named, the passage the search's best find shares its most "
                                 "specific phrase with joins its finds (round robin): a registry entry's plate leads "
                                 "to the sighting of the car")
-    # Narrow candidates (docs/investigate.md, "The narrow rule"): off until that rule keeps them
-    suspect_order: str = setting("name", "how the named person's finds after the best one (and its hop) are "
-                                 "ordered: name (as the search of the name ranks them) or name+question (that order "
-                                 "fused by RRF with their nearness to the question: the evidence of a condition "
-                                 "shares words with the question, not with the name)", choices=SUSPECT_ORDER)
-    follow_identifier: bool = setting(False, "when a step restates the passages read and the top k has no place "
-                                      "after them, an identifier the step names and the question does not (a word "
-                                      "of letters and digits: a plate, a reference) is searched, and its best find "
-                                      "takes the top k's last place")
 
 
 class InvestigateRetriever:
@@ -195,11 +182,6 @@ class InvestigateRetriever:
             if read.answer and p.after_answer == "step" and top_k > len(shown):
                 answered = self._after_answer(read.answer, shown, everything, top_k, p.depth, mass, ex)
                 seeds_by_round.append(ex.rounds[-1].seeds)
-            elif read.answer and p.follow_identifier and top_k <= len(shown) and \
-                    (named := identifiers(read.answer, question)):
-                answered = self._follow_identifier(" ".join(named), shown, everything, top_k, p.depth, mass, ex)
-                if answered is not None:
-                    seeds_by_round.append(ex.rounds[-1].seeds)
             if stop:
                 break
             started = time.perf_counter()
@@ -275,26 +257,6 @@ class InvestigateRetriever:
                                      "the answer leads to", started))
         return filled, found
 
-    def _follow_identifier(self, named: str, shown: list[str], ranked: list[str], top_k: int, depth: int,
-                           mass: np.ndarray, ex: Explanation) -> tuple[list[str], list[str]] | None:
-        """The search of the identifiers a restated step names (``named``), for the top k's last place: its best
-        find not among the passages read takes it, as a round of its own on the trail. Returns the ranking so filled
-        and that find (None: the search found nothing beyond them)."""
-        started = time.perf_counter()
-        with ex.stage(f"round {len(ex.rounds) + 1} search", "the identifier the restated step names"):
-            ids, walk = self._search(named, depth)
-        found = [pid for pid in ids if pid not in shown][:1]
-        if not found:
-            return None
-        mass += walk.mass
-        kept = shown[:top_k - 1]
-        filled = kept + found + [pid for pid in ranked if pid not in kept and pid not in found]
-        pending = dict(number=len(ex.rounds) + 1, searched=[named],
-                       seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=found)
-        ex.rounds.append(self._round(pending, [], Reading(), [], "the step names an identifier the question does "
-                                     "not: its best find takes the last place", started))
-        return filled, found
-
     def _check_suspect(self, namer: Namer, question: str, ranking: list[str], read: list[str], p: InvestigateSettings,
                        mass: np.ndarray, ex: Explanation) -> list[str]:
         """The top k (``ranking``) once the person the trail points to is checked: ``namer`` reads ``read`` (its cost
@@ -318,25 +280,12 @@ class InvestigateRetriever:
         found = [pid for pid in ids if pid not in ranking]
         if p.suspect_hop and found:
             found = merged([[found], [self._links(found[0], ranking)]], "trail", len(self.graph.passage_ids))
-        if p.suspect_order == "name+question":
-            head = 2 if p.suspect_hop else 1
-            found = found[:head] + self._by_question_too(question, found[head:])
         checked = found[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
         ex.rounds.append(self._round(pending, [], Reading(), [], "the question asks who meets several conditions: "
                                      "the person the trail points to is checked against them", started))
         return checked + ranking[:top_k - len(checked)]
-
-    def _by_question_too(self, question: str, ids: list[str]) -> list[str]:
-        """``ids`` (a ranking) fused by RRF with their order by dense similarity to ``question``."""
-        if len(ids) < 2:
-            return ids
-        g = self.graph
-        at = {pid: j for j, pid in enumerate(g.passage_ids)}
-        near = g.passage_vectors[[at[pid] for pid in ids]] @ self.walker.embedder.embed([question])[0]
-        by_question = [ids[j] for j in np.argsort(-near, kind="stable")]
-        return [pid for pid, _ in rrf([ids, by_question])]
 
     def _links(self, pid: str, besides: Sequence[str]) -> list[str]:
         """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first) not in
@@ -413,9 +362,3 @@ def merged(rounds: Sequence[Sequence[Sequence[str]]], how: str, k: int) -> list[
                 placed.add(ranking[cursors[n]])
                 cursors[n] += 1
     return out
-
-
-def identifiers(step: str, question: str) -> list[str]:
-    """The identifiers (words of letters and digits) ``step`` names and ``question`` does not, in order, once each."""
-    asked = {w.lower() for w in IDENTIFIER.findall(question)}
-    return list(dict.fromkeys(w for w in IDENTIFIER.findall(step) if w.lower() not in asked))

@@ -9,7 +9,6 @@ from core.storage import Storage
 from indexes import BM25Index
 from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, StepReader, SuspectNamer, WalkReader, merged
 from investigate.readers import reading_messages
-from investigate.retriever import identifiers as investigate_identifiers
 from investigate.suspects import asks_for_someone_by_conditions
 from kg import build_graph
 from kg.walk import HippoConfig, HippoRAGRetriever
@@ -210,34 +209,6 @@ def test_a_step_that_restates_what_was_read_fills_the_places_after_it_from_its_o
     assert len(runs["step", 5].ids) == 5
 
 
-def test_an_identifier_a_restated_step_names_takes_the_last_place_at_3(fault_server, parts):
-    """follow_identifier: the scripted reader restates the last passage it read. At top 3 (no place after the
-    passages read), when that step names a word of letters and digits the question does not, its search's best find
-    beyond the passages read takes the last place, as a round of its own; a step naming none changes nothing."""
-    def run(step_of, **settings):
-        def handler(h, req):
-            read = re.findall(r'<passage id="\w+">[^<:]*: ([^<]*)</passage>', req["messages"][-1]["content"])
-            reply(200, chat_body(json.dumps({"enough": False, "next": step_of(read)})))(h, req)
-        fault_server.script = [handler]
-        client = OpenAIClient(fault_server.base_url, backoff=0.01)
-        client._known_models = ["m"]
-        return investigator(parts, StepReader(client, "m", parts[3].tokens), reading="step",
-                            **settings).retrieve(QUESTION, 3)
-
-    def plate(read: list[str]) -> str:   # the passage read that names the plate
-        return next(text for text in read if "QX41" in text)
-
-    walk = run(plate)
-    followed = run(plate, follow_identifier=True)
-    assert len(walk.explanation.rounds) == 1 and any("QX41" in p.text for p in map(parts[0].passage, walk.ids))
-    last = followed.explanation.rounds[-1]
-    assert last.searched == ["QX41"] and len(last.added) == 1 and last.added[0] not in walk.ids
-    assert "identifier" in last.why and last.llm_calls == 0
-    assert set(followed.ids) == set(walk.ids[:2]) | set(last.added) and len(followed.ids) == 3
-    assert run(lambda read: read[-1].replace("QX41 VTR", "on it"), follow_identifier=True).ids == walk.ids
-    assert investigate_identifiers("Plate QX41 VTR of room 4B is registered.", "Whose is QX41?") == ["4B"]
-
-
 def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_server, parts):
     """The scripted reader keeps the first passage it reads and follows the plate: the others it read are set
     aside, the next reading sees other passages in their place, and the top 3 holds the follow-up's finds first."""
@@ -374,31 +345,6 @@ def test_the_suspects_best_find_brings_its_own_link(fault_server, embedder):
         ids[hop] = loop.retrieve(SUSPECT_QUESTION, 3).ids
     assert ids[False][0] == ids[True][0] == "N6" and graph.linked_passages("N6")[0] == "X3"
     assert "X3" not in ids[False] and ids[True][:2] == ["N6", "X3"]
-
-
-def test_the_suspects_later_finds_may_be_ordered_by_the_question_too(fault_server, embedder):
-    """suspect_order = name+question: after the name's best find and its hop, the finds are fused with their
-    nearness to the question, so the debt (a motive, and no word of the name search's best finds) rises over a
-    choir rehearsal that only names him."""
-    docs = [*DOCS, {"id": "N5", "title": "Choir", "text": "Tobias Fenn sang with the village choir."},
-            {"id": "N6", "title": "Ferry", "text": "Tobias Fenn took the ferry to Dunmore."},
-            {"id": "N7", "title": "Bakery", "text": "Tobias Fenn bought rye bread at Wren's bakery."}]
-    triples = [*TRIPLES, ("N5", "Tobias Fenn", "sang with", "village choir"), ("N6", "Tobias Fenn", "took", "ferry"),
-               ("N7", "Tobias Fenn", "bought", "rye bread")]
-    case = make_case(docs, [], [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in triples])
-    graph = build_graph(triples, case.passages, embedder)
-    parts = (case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages))
-    loop = investigator(parts, WalkReader())
-    finds = ["N5", "N7", "N3"]   # the name's order: the debt last
-    reordered = loop._by_question_too("Who had a motive, such as money owed, and the opportunity?", finds)
-    assert sorted(reordered) == sorted(finds) and reordered.index("N3") < 2
-    assert loop._by_question_too("q", ["N5"]) == ["N5"]
-    runs = {}
-    for order in ("name", "name+question"):
-        namer, _ = _namer(fault_server, "Tobias Fenn")
-        runs[order] = investigator(parts, WalkReader(), namer, steps=1, suspect_order=order).retrieve(
-            SUSPECT_QUESTION, 3)
-    assert runs["name"].ids[:2] == runs["name+question"].ids[:2]   # the best find and its hop keep their places
 
 
 def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_is_not_in_the_passages(
