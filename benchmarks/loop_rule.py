@@ -16,7 +16,7 @@ says that too. The report sets (seeds 1-10, the bundled case, MuSiQue) are never
 the question or from the loop's own state; every other question ranks as before). Averaged over seven sets such a
 change must move its own kind of question by several times the rule's margin, so it is judged where it acts instead,
 and confirmed on seeds no one has looked at: kept only if (1) on the choosing sets no set falls at all and the mean
-rises, and (2) on FRESH_SEEDS (124-131, generated for this after the candidates were fixed) the Recall summed over
+rises, and (2) on FRESH_SEEDS (generated for this after the candidate was fixed) the Recall summed over
 every question rises by at least NARROW_GAIN (one whole question's worth) with no question type's mean down by more
 than MAX_DROP. Decided 2026-12-04 before any candidate ran on FRESH_SEEDS; once they have judged, they are seen.
 """
@@ -39,9 +39,10 @@ from suite import GENERATED_SEEDS, HAND_WRITTEN
 
 CHOOSING_SEEDS = GENERATED_SEEDS   # 100-115
 CONFIRMING_SEEDS = tuple(range(116, 124))
-# The narrow rule's confirmation. These judged the first candidates (2026-12-04, docs/investigate.md) and are seen
-# now: the next narrow candidate moves this on to seeds never run (132-139), fixed before they are generated.
-FRESH_SEEDS = tuple(range(124, 132))
+# The narrow rule's confirmation: seeds generated after the candidate was fixed. 124-131 judged the first candidates
+# (2026-12-04; ``--fresh 124-131`` repeats those verdicts), 132-139 the next; a later one moves this on to seeds never
+# run, fixed before they are generated (docs/investigate.md, "The narrow rule").
+FRESH_SEEDS = tuple(range(132, 140))
 # One whole question's Recall, summed over FRESH_SEEDS' 72 questions: three times the largest change a rerun with every
 # reading made afresh gave on the 144 questions of seeds 100-115 (one question, by a third)
 NARROW_GAIN = 1.0
@@ -75,6 +76,7 @@ class NarrowVerdict:
     fresh_change: float | None            # Recall summed over every question of FRESH_SEEDS (None: one side not run)
     fresh_by_type: dict[str, float]       # each type's mean, candidate minus base
     changed: tuple[tuple[int, str, float, float], ...]   # (seed, question, base, candidate) where they differ
+    fresh: tuple[int, ...] = FRESH_SEEDS
 
     @property
     def kept(self) -> bool:
@@ -157,17 +159,17 @@ def judge(base: list[dict], candidate: list[dict], strategy: str = "investigate"
 
 
 def judge_narrow(base: list[dict], candidate: list[dict], strategy: str = "investigate",
-                 unchanged: tuple[str, ...] = ()) -> NarrowVerdict:
-    """The narrow rule on ``base`` and ``candidate`` (see the module docstring)."""
+                 unchanged: tuple[str, ...] = (), fresh: tuple[int, ...] = FRESH_SEEDS) -> NarrowVerdict:
+    """The narrow rule on ``base`` and ``candidate`` (see the module docstring), confirmed on ``fresh``."""
     choosing = judge(base, candidate, strategy, unchanged)
-    b, c = question_recalls(base, FRESH_SEEDS, strategy), question_recalls(candidate, FRESH_SEEDS, strategy)
+    b, c = question_recalls(base, fresh, strategy), question_recalls(candidate, fresh, strategy)
     if b is None or c is None:
-        return NarrowVerdict(choosing, None, {}, ())
+        return NarrowVerdict(choosing, None, {}, (), fresh)
     by_type = {t: round(statistics.fmean(r for *_, r in c[t]) - statistics.fmean(r for *_, r in b[t]), 4)
                for t in TYPES if b[t]}
     pairs = [(s, q, rb, rc) for t in TYPES for (s, q, rb), (_, _, rc) in zip(b[t], c[t], strict=True)]
     return NarrowVerdict(choosing, round(sum(rc - rb for *_, rb, rc in pairs), 4), by_type,
-                         tuple(x for x in pairs if x[2] != x[3]))
+                         tuple(x for x in pairs if x[2] != x[3]), fresh)
 
 
 def show_narrow(v: NarrowVerdict) -> str:
@@ -175,10 +177,10 @@ def show_narrow(v: NarrowVerdict) -> str:
     lines = [show(c).rsplit("\n", 2)[0],   # the table, without the suite rule's margin and verdict
              f"mean {c.gain:+.4f} over {len(c.base)} sets (the narrow rule: a rise, and no set lower)", ""]
     if v.fresh_change is None:
-        lines.append(f"seeds {FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]}: not run on both sides, so not judged")
+        lines.append(f"seeds {v.fresh[0]}-{v.fresh[-1]}: not run on both sides, so not judged")
         return "\n".join(lines)
     types = ", ".join(f"{t} {d:+.3f}" for t, d in v.fresh_by_type.items())
-    lines.append(f"seeds {FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]}: Recall summed over every question {v.fresh_change:+.3f} "
+    lines.append(f"seeds {v.fresh[0]}-{v.fresh[-1]}: Recall summed over every question {v.fresh_change:+.3f} "
                  f"(at least {NARROW_GAIN:+.1f}); by type {types} (none below -{MAX_DROP})")
     lines += [f"  seed {s} {q}: {b:.3f} -> {c:.3f}" for s, q, b, c in v.changed]
     fell = [s for s in c.base if c.candidate[s] < c.base[s]]
@@ -222,11 +224,15 @@ def main(argv=None) -> int:
                                                    "on, counted at the base's value")
     p.add_argument("--narrow", action="store_true", help="the rule for a change that acts only on one kind of "
                                                          "question: judged where it acts, confirmed on FRESH_SEEDS")
+    p.add_argument("--fresh", default=f"{FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]}",
+                   help="with --narrow: the fresh seeds that confirm (a range a-b; the latest by default)")
     args = p.parse_args(argv)
+    first, _, last = args.fresh.partition("-")
+    fresh = tuple(range(int(first), int(last or first) + 1))
     base, candidate = load(args.base), load(args.candidate)
     unchanged = tuple(s.strip() for s in args.unchanged.split(",") if s.strip())
     if args.narrow:
-        print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged)))
+        print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged, fresh)))
     else:
         print(show(judge(base, candidate, args.strategy, unchanged)))
     return 0

@@ -220,9 +220,10 @@ def test_the_narrow_rule_judges_a_change_where_it_acts_and_on_the_fresh_seeds(tm
     """--narrow: no choosing set lower, the mean up, and on the fresh seeds a whole question's Recall gained with no
     type down by more than MAX_DROP; the fresh seeds unrun on one side leave it unjudged."""
     import loop_rule
+    fresh_seeds = loop_rule.FRESH_SEEDS
 
     def run(q7: dict[int, float], q1: dict[int, float] | None = None, marlow: float = 0.6,
-            seeds=range(100, 132)) -> list[dict]:
+            seeds=range(100, fresh_seeds[-1] + 1)) -> list[dict]:
         """Every question at 0.5 but Q1 (simple) and Q7 (sense-making) as given seed by seed (1.0 and 0.5 else)."""
         rows = [{"seed": s, "investigate": {"questions": {**{f"Q{n}": 0.5 for n in range(1, 10)},
                                                          "Q1": (q1 or {}).get(s, 1.0), "Q7": q7.get(s, 0.5)}}}
@@ -234,18 +235,18 @@ def test_the_narrow_rule_judges_a_change_where_it_acts_and_on_the_fresh_seeds(tm
         return [{"generated": {"rows": rows}, "dev": dev, "dev5": dev5}]
 
     base, up = run({}), 0.5 + 1 / 3
-    fresh = {s: up for s in range(124, 130)}   # a third of a question on six fresh seeds: 2.0 summed
+    fresh = {s: up for s in fresh_seeds[:6]}   # a third of a question on six fresh seeds: 2.0 summed
     kept = loop_rule.judge_narrow(base, run({100: up, **fresh}))
     assert kept.kept and kept.fresh_change == pytest.approx(2.0, abs=1e-3) and len(kept.changed) == 6
     assert "verdict (narrow rule): kept" in loop_rule.show_narrow(kept)
-    small = loop_rule.judge_narrow(base, run({100: up, 124: up, 125: up}))
+    small = loop_rule.judge_narrow(base, run({100: up, fresh_seeds[0]: up, fresh_seeds[1]: up}))
     assert not small.kept and small.fresh_change == pytest.approx(2 / 3, abs=1e-3)      # under a whole question
     unseen = loop_rule.judge_narrow(base, run(fresh))
     assert not unseen.kept and unseen.choosing.gain == 0                      # the choosing sets did not rise
     lower = loop_rule.judge_narrow(base, run({100: 1.0, **fresh}, marlow=0.599))
     assert lower.choosing.gain > 0 and not lower.kept                         # one choosing set lower by 0.001
-    fell = loop_rule.judge_narrow(base, run({100: up, **{s: 1.0 for s in range(124, 132)}},
-                                            q1={s: 0.8 for s in range(124, 132)}))
+    fell = loop_rule.judge_narrow(base, run({100: up, **{s: 1.0 for s in fresh_seeds}},
+                                            q1={s: 0.8 for s in fresh_seeds}))
     assert fell.fresh_change > 1 and fell.fresh_by_type["simple"] < -0.02 and not fell.kept   # a fresh type down
     unrun = loop_rule.judge_narrow(base, run({100: up}, seeds=range(100, 124)))
     assert unrun.fresh_change is None and not unrun.kept and "not judged" in loop_rule.show_narrow(unrun)
