@@ -86,16 +86,11 @@ class GoldReader:
 class GoldNamer:
     """The perfect investigator naming the suspect: the question's expected answer, once the passages name it."""
     answers: dict[str, str]                    # question text -> expected answer
-    supporting: dict[str, tuple[str, ...]] = field(default_factory=dict)   # question text -> supporting documents
 
     def name(self, question: str, passages: Sequence[Passage]) -> Reading:
         answer = self.answers.get(question, "")
         named = bool(answer) and answer.casefold() in " ".join(p.text for p in passages).casefold()
         return Reading(answer=answer) if named else Reading(why="the passages do not name the answer yet")
-
-    def evidence(self, question: str, person: str, passages: Sequence[Passage]) -> Reading:
-        wanted = self.supporting.get(question, ())
-        return Reading(useful=tuple(n for n, p in enumerate(passages) if p.doc_id in wanted))
 
 
 @dataclass
@@ -153,8 +148,7 @@ def gold_strategy(case: Case, gold: list[dict]) -> Strategy:
     for t in gold:
         facts.setdefault(t["doc_id"], f"{t['subject']} {t['relation']} {t['object']}")
     reader = GoldReader({q.text: q.supporting_docs for q in case.questions}, names, facts)
-    namer = GoldNamer({q.text: q.expected_answer for q in case.questions},
-                      {q.text: tuple(q.supporting_docs) for q in case.questions})
+    namer = GoldNamer({q.text: q.expected_answer for q in case.questions})
     return Strategy("investigate-gold", "Investigate (perfect reader)", "the loop with leads from the gold facts",
                     build_with(leads_only(reader), LEADS, lambda ctx: namer), params=READS_LEADS, uses_triples=True,
                     products=INVESTIGATE.products)

@@ -126,10 +126,6 @@ class InvestigateSettings:
     suspect_hop: bool = setting(True, "with the suspect named, the passage the search's best find shares its most "
                                 "specific phrase with joins its finds (round robin): a registry entry's plate leads "
                                 "to the sighting of the car")
-    # a narrow candidate (docs/investigate.md, "The narrow rule"): off until that rule keeps it
-    suspect_evidence: bool = setting(False, "with the suspect named, the model reads the name search's first finds "
-                                     "and each one's most specific link, and picks those that show the person meets "
-                                     "what the question asks: its picks take the top k first")
 
 
 class InvestigateRetriever:
@@ -282,35 +278,14 @@ class InvestigateRetriever:
             ids, walk = self._search(person, p.depth)
         mass += walk.mass
         found = [pid for pid in ids if pid not in ranking]
-        pool = self._evidence_pool(found, ranking) if p.suspect_evidence else []
         if p.suspect_hop and found:
             found = merged([[found], [self._links(found[0], ranking)]], "trail", len(self.graph.passage_ids))
-        picked = Reading()
-        if pool:
-            with ex.stage("suspect's evidence picked", f"{len(pool)} passages about {person}", llm=True):
-                picked = namer.evidence(question, person, self._in_sight(pool, p.passage_chars))
-            picks = [pool[n] for n in picked.useful or ()]
-            found = picks + [pid for pid in found if pid not in picks]
-            picked = replace(picked, why=f"picked as evidence about {person}: {', '.join(picks)}" if picks else
-                             picked.why or f"no passage picked as evidence about {person}")
         checked = found[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
-        ex.rounds.append(self._round(pending, [], picked, [], "the question asks who meets several conditions: "
+        ex.rounds.append(self._round(pending, [], Reading(), [], "the question asks who meets several conditions: "
                                      "the person the trail points to is checked against them", started))
         return checked + ranking[:top_k - len(checked)]
-
-    def _evidence_pool(self, found: list[str], ranking: list[str], finds: int = 4) -> list[str]:
-        """What the model reads to pick the suspect's evidence: the name search's first ``finds`` finds (``found``,
-        beyond the top k ``ranking``), each followed by its most specific link not in the pool yet."""
-        pool: list[str] = []
-        for pid in found[:finds]:
-            if pid not in pool:
-                pool.append(pid)
-            link = next((x for x in self._links(pid, ranking) if x not in pool), None)
-            if link is not None:
-                pool.append(link)
-        return pool
 
     def _links(self, pid: str, besides: Sequence[str]) -> list[str]:
         """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first) not in

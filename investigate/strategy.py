@@ -16,7 +16,7 @@ from .retriever import InvestigateRetriever, InvestigateSettings
 PARAMS = params_of(InvestigateSettings)
 # one way of reading (the walk's leads), no reader to ask sub-questions, to judge what it read, to restate it or to
 # name a suspect
-LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer", "check_suspect", "suspect_evidence")
+LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer", "check_suspect")
 LEADS = InvestigateSettings(reading="leads")   # the defaults of a loop whose only reader picks leads
 # The blind loop at its best, so the page shows what reading adds over following the graph, not over the walk at
 # settings chosen for a reader: of its looping configurations, trail merge with one lead and two rounds did best on
@@ -71,10 +71,9 @@ INVESTIGATE = Strategy(
     "which the next walk starts from; it stops when a step only restates what it read.",
     build_with(llm_readers, namer_for=llm_namer), params=PARAMS, needs_llm=True, uses_triples=True,
     products=(KNOWLEDGE_GRAPH, BM25_INDEX),
-    # at most one read after every round but the last, the suspect named and its evidence picked (the reading is the strategy itself, so
+    # at most one read after every round but the last, and the suspect named (the reading is the strategy itself, so
     # neither is an optional LLM step a retrieval-only run turns off)
-    extra_llm_calls=lambda values: int(values["steps"]) - 1 + int(values["check_suspect"] is True) * (
-        1 + int(values["suspect_evidence"] is True)))
+    extra_llm_calls=lambda values: int(values["steps"]) - 1 + int(values["check_suspect"] is True))
 INVESTIGATE_WALK = Strategy(
     "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "
     "walk's best leads blindly, so the lab shows what reading adds.",

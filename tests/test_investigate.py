@@ -347,31 +347,6 @@ def test_the_suspects_best_find_brings_its_own_link(fault_server, embedder):
     assert "X3" not in ids[False] and ids[True][:2] == ["N6", "X3"]
 
 
-def test_the_model_may_pick_the_suspects_evidence_from_the_names_finds_and_their_links(fault_server, parts):
-    """suspect_evidence: once the namer names the owner, the model reads the name's finds beyond the top k (each
-    followed by its most specific link) and picks the evidence; its pick comes first in the top k, at one call more,
-    and a pick off the list is dropped."""
-    prompts: list[str] = []
-    replies = [{"person": "Tobias Fenn"}, {"evidence": [9, "2", 1]}]
-
-    def handler(h, req):
-        prompts.append(req["messages"][-1]["content"])
-        reply(200, chat_body(json.dumps(replies[len(prompts) - 1])))(h, req)
-
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
-    plain = investigator(parts, WalkReader(), steps=1, check_suspect=False).retrieve(SUSPECT_QUESTION, 3)
-    r = investigator(parts, WalkReader(), SuspectNamer(client, "m"), steps=1,
-                     suspect_evidence=True).retrieve(SUSPECT_QUESTION, 3)
-    pool = re.findall(r'\d+\. <passage id="(\w+)">', prompts[1])
-    assert len(prompts) == 2 and "Tobias Fenn" in prompts[1] and pool and not set(pool) & set(plain.ids)
-    checked = r.explanation.rounds[-1]
-    assert r.ids[0] == pool[0] and checked.added[0] == pool[0] and checked.llm_calls == 1
-    assert f"picked as evidence about Tobias Fenn: {pool[0]}" in checked.why
-    assert [s.llm for s in r.explanation.stages if s.name == "suspect's evidence picked"] == [True]
-
-
 def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_is_not_in_the_passages(
         fault_server, parts):
     namer, prompts = _namer(fault_server, "Tobias Fenn")
