@@ -47,7 +47,6 @@ MERGES = ("trail", "rrf")
 AFTER_ANSWER = ("step", "walk")   # what fills the top k after the passages read, once a step restates them
 READINGS = ("leads", "step")   # how the reader reads: readers.py, ``LLMReader`` and ``StepReader``
 SUSPECT_BEYOND = ("links", "ranking")   # what the namer reads after the top k
-SUSPECT_SEARCH = ("fused", "lexical")   # how the named person is searched
 
 
 @dataclass(frozen=True)
@@ -127,11 +126,6 @@ class InvestigateSettings:
     suspect_hop: bool = setting(True, "with the suspect named, the passage the search's best find shares its most "
                                 "specific phrase with joins its finds (round robin): a registry entry's plate leads "
                                 "to the sighting of the car")
-    # a narrow candidate (docs/investigate.md, "The narrow rule"): fused until that rule keeps lexical
-    suspect_search: str = setting("fused", "how the named person is searched: fused (the walk from the name and BM25 "
-                                  "on it, as a step is) or lexical (BM25 on the name alone: a name is matched "
-                                  "literally; the walk spreads to every passage that says something of them)",
-                                  choices=SUSPECT_SEARCH)
 
 
 class InvestigateRetriever:
@@ -282,8 +276,6 @@ class InvestigateRetriever:
         started = time.perf_counter()
         with ex.stage(f"round {len(ex.rounds) + 1} search", "the person named"):
             ids, walk = self._search(person, p.depth)
-            if p.suspect_search == "lexical":
-                ids = [pid for pid, score in self.lexical.search(person, p.depth) if score > 0] or ids
         mass += walk.mass
         found = [pid for pid in ids if pid not in ranking]
         if p.suspect_hop and found:

@@ -347,21 +347,6 @@ def test_the_suspects_best_find_brings_its_own_link(fault_server, embedder):
     assert "X3" not in ids[False] and ids[True][:2] == ["N6", "X3"]
 
 
-def test_the_suspect_may_be_searched_by_the_words_of_the_name_alone(fault_server, parts):
-    """suspect_search = lexical: the name's finds are BM25's (every one spells the name; the walk also reaches
-    passages that only share a phrase with the person's), and the walk still seeds the round on the graph."""
-    added = {}
-    for how in ("fused", "lexical"):
-        namer, _ = _namer(fault_server, "Tobias Fenn")
-        r = investigator(parts, WalkReader(), namer, steps=1, suspect_search=how,
-                         suspect_hop=False).retrieve(SUSPECT_QUESTION, 3)
-        checked = r.explanation.rounds[-1]
-        assert checked.searched == ["Tobias Fenn"] and checked.added and checked.seeds
-        added[how] = checked.added
-    assert all("Tobias Fenn" in parts[0].passage(pid).text for pid in added["lexical"])
-    assert not all("Tobias Fenn" in parts[0].passage(pid).text for pid in added["fused"])
-
-
 def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_is_not_in_the_passages(
         fault_server, parts):
     namer, prompts = _namer(fault_server, "Tobias Fenn")
