@@ -33,7 +33,7 @@ from casebook.generate import generate
 import choose
 from choose import MAX_DROP, MIN_GAIN
 from common import RESULTS
-from generated import TYPES
+from generated import TYPES, parse_seeds
 from investigation import MORE_DEV
 from suite import GENERATED_SEEDS, HAND_WRITTEN
 
@@ -224,15 +224,14 @@ def main(argv=None) -> int:
                                                    "on, counted at the base's value")
     p.add_argument("--narrow", action="store_true", help="the rule for a change that acts only on one kind of "
                                                          "question: judged where it acts, confirmed on FRESH_SEEDS")
-    p.add_argument("--fresh", default=f"{FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]}",
-                   help="with --narrow: the fresh seeds that confirm (a range a-b; the latest by default)")
+    p.add_argument("--fresh", type=parse_seeds, default=list(FRESH_SEEDS),
+                   help=f"with --narrow: the fresh seeds that confirm, e.g. 124-131 (default the latest, "
+                        f"{FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]})")
     args = p.parse_args(argv)
-    first, _, last = args.fresh.partition("-")
-    fresh = tuple(range(int(first), int(last or first) + 1))
     base, candidate = load(args.base), load(args.candidate)
     unchanged = tuple(s.strip() for s in args.unchanged.split(",") if s.strip())
     if args.narrow:
-        print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged, fresh)))
+        print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged, tuple(args.fresh))))
     else:
         print(show(judge(base, candidate, args.strategy, unchanged)))
     return 0

@@ -216,7 +216,7 @@ def test_the_loop_rule_keeps_a_rise_over_the_choosing_sets_and_says_what_it_coul
         loop_rule.load(str(tmp_path / "nowhere.json"))
 
 
-def test_the_narrow_rule_judges_a_change_where_it_acts_and_on_the_fresh_seeds(tmp_path):
+def test_the_narrow_rule_judges_a_change_where_it_acts_and_on_the_fresh_seeds():
     """--narrow: no choosing set lower, the mean up, and on the fresh seeds a whole question's Recall gained with no
     type down by more than MAX_DROP; the fresh seeds unrun on one side leave it unjudged."""
     import loop_rule
