@@ -673,14 +673,20 @@ def _investigation(results, quick: bool, load) -> list[str]:
     inv = load(results, "investigation")
     if not inv:
         return []
-    def seconds(part: str, key: str) -> object:
+    def seconds(part: str, key: str, run: dict = inv) -> object:
         """The run's own median LLM seconds; a rerun that served every reading from the response cache measured none
         (~0 s), and no other run's figure stands in: another run may have read with another prompt."""
-        summary = inv.get(part, {})
+        summary = run.get(part, {})
         summary = summary.get("summary", summary) if part == "generated" else summary
         own = summary.get(key, {}).get("median_llm_s", "-")
         calls = summary.get(key, {}).get("median_calls", 0)
         return "cached" if isinstance(own, (int, float)) and own == 0 and calls else own
+
+    def generated_table(run: dict) -> list[str]:
+        summary = run["generated"]["summary"]
+        return _t(["strategy", *TYPES, "Q7", "all", "reads", "s"],
+                  [[label, *_by_type(summary[key]), summary[key]["median_calls"], seconds("generated", key, run)]
+                   for key, label in INVESTIGATION_ROWS if key in summary])
     model = inv.get("model") or "no chat model"
     params = f" with `{' '.join('--set ' + a for a in inv['params'])}`" if inv.get("params") else ""
     out = ["## Investigation mode: following leads", "",
@@ -699,10 +705,16 @@ def _investigation(results, quick: bool, load) -> list[str]:
         seeds = gen["rows"]
         out += [f"Generated seeds {seeds[0]['seed']}-{seeds[-1]['seed']} (never tuned on), Recall@3 by question "
                 "type; Q7 is the motive-and-opportunity question.", ""]
-        out += _t(["strategy", *TYPES, "Q7", "all", "reads", "s"],
-                  [[label, *_by_type(gen["summary"][key]), gen["summary"][key]["median_calls"],
-                    seconds("generated", key)]
-                   for key, label in INVESTIGATION_ROWS if key in gen["summary"]])
+        out += generated_table(inv)
+    unseen = load(results, "investigation_unseen")
+    if unseen and unseen.get("generated"):
+        rows = unseen["generated"]["rows"]
+        out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, made after every default above was fixed and "
+                "never chosen on (since used only to judge candidates that were not kept: docs/investigate.md, \"The "
+                "narrow rule\"), Recall@3 by question type: `python benchmarks/investigation.py --sets generated "
+                f"--seeds {rows[0]['seed']}-{rows[-1]['seed']} --out investigation_unseen` (measured "
+                f"{unseen['environment']['date']} at {unseen['environment']['commit']}).", ""]
+        out += generated_table(unseen)
     out += _investigation_ceiling(load(results, "investigation_ceiling"), load(results, "investigation_choose"))
     pearl = inv.get("pearl")
     if pearl:
