@@ -76,12 +76,18 @@ class NarrowVerdict:
     fresh_change: float | None            # Recall summed over every question of FRESH_SEEDS (None: one side not run)
     fresh_by_type: dict[str, float]       # each type's mean, candidate minus base
     changed: tuple[tuple[int, str, float, float], ...]   # (seed, question, base, candidate) where they differ
-    fresh: tuple[int, ...] = FRESH_SEEDS
+    fresh: tuple[int, ...]                # the seeds that confirmed
+
+    @property
+    def lower(self) -> list[str]:
+        """The choosing sets the candidate lowers at all."""
+        v = self.choosing
+        return [s for s in v.base if v.candidate[s] < v.base[s]]
 
     @property
     def kept(self) -> bool:
         v = self.choosing
-        return (not v.missing and v.gain > 0 and all(v.candidate[s] >= v.base[s] for s in v.base)
+        return (not v.missing and v.gain > 0 and not self.lower
                 and self.fresh_change is not None and self.fresh_change >= NARROW_GAIN
                 and min(self.fresh_by_type.values()) >= -MAX_DROP)
 
@@ -100,8 +106,9 @@ def load(names: str) -> list[dict]:
     return out
 
 
-def question_recalls(payloads: list[dict], seeds: tuple[int, ...], strategy: str) -> dict[str, list[tuple]] | None:
-    """``strategy``'s Recall on ``seeds`` by question type: (seed, question id, Recall) for every question (None
+def question_recalls(payloads: list[dict], seeds: tuple[int, ...],
+                     strategy: str) -> dict[str, dict[tuple[int, str], float]] | None:
+    """``strategy``'s Recall on ``seeds`` by question type, question by question ((seed, question id) -> Recall; None
     unless every seed was run)."""
     rows: dict[int, dict[str, float]] = {}
     for p in payloads:   # the first file with a seed gives its figures, as with every set
@@ -111,7 +118,7 @@ def question_recalls(payloads: list[dict], seeds: tuple[int, ...], strategy: str
     if set(rows) != set(seeds):
         return None
     kinds = {q["id"]: q["type"] for q in generate(seeds[0])["questions.json"]}   # the same for every seed
-    return {t: [(s, q, rows[s][q]) for s in seeds for q in rows[s] if kinds.get(q) == t] for t in TYPES}
+    return {t: {(s, q): rows[s][q] for s in seeds for q in rows[s] if kinds.get(q) == t} for t in TYPES}
 
 
 def generated_recall(payloads: list[dict], seeds: tuple[int, ...], strategy: str) -> float | None:
@@ -119,8 +126,7 @@ def generated_recall(payloads: list[dict], seeds: tuple[int, ...], strategy: str
     by_type = question_recalls(payloads, seeds, strategy)
     if by_type is None:
         return None
-    return round(statistics.fmean(statistics.fmean(r for *_, r in values) for values in by_type.values() if values),
-                 4)
+    return round(statistics.fmean(statistics.fmean(values.values()) for values in by_type.values() if values), 4)
 
 
 def set_recalls(payloads: list[dict], strategy: str) -> dict[str, float]:
@@ -165,17 +171,19 @@ def judge_narrow(base: list[dict], candidate: list[dict], strategy: str = "inves
     b, c = question_recalls(base, fresh, strategy), question_recalls(candidate, fresh, strategy)
     if b is None or c is None:
         return NarrowVerdict(choosing, None, {}, (), fresh)
-    by_type = {t: round(statistics.fmean(r for *_, r in c[t]) - statistics.fmean(r for *_, r in b[t]), 4)
-               for t in TYPES if b[t]}
-    pairs = [(s, q, rb, rc) for t in TYPES for (s, q, rb), (_, _, rc) in zip(b[t], c[t], strict=True)]
+    by_type = {t: round(statistics.fmean(c[t].values()) - statistics.fmean(b[t].values()), 4) for t in TYPES if b[t]}
+    # question by question, by key: the two runs need not list a seed's questions in the same order
+    pairs = [(s, q, b[t][s, q], c[t][s, q]) for t in TYPES for s, q in b[t]]
     return NarrowVerdict(choosing, round(sum(rc - rb for *_, rb, rc in pairs), 4), by_type,
                          tuple(x for x in pairs if x[2] != x[3]), fresh)
 
 
 def show_narrow(v: NarrowVerdict) -> str:
     c = v.choosing
-    lines = [show(c).rsplit("\n", 2)[0],   # the table, without the suite rule's margin and verdict
-             f"mean {c.gain:+.4f} over {len(c.base)} sets (the narrow rule: a rise, and no set lower)", ""]
+    lines = [*_table(c), f"mean {c.gain:+.4f} over {len(c.base)} sets (the narrow rule: a rise, and no set lower)"]
+    if c.missing:
+        lines.append(f"not judged: no figure on one side for {', '.join(c.missing)}")
+    lines.append("")
     if v.fresh_change is None:
         lines.append(f"seeds {v.fresh[0]}-{v.fresh[-1]}: not run on both sides, so not judged")
         return "\n".join(lines)
@@ -183,13 +191,13 @@ def show_narrow(v: NarrowVerdict) -> str:
     lines.append(f"seeds {v.fresh[0]}-{v.fresh[-1]}: Recall summed over every question {v.fresh_change:+.3f} "
                  f"(at least {NARROW_GAIN:+.1f}); by type {types} (none below -{MAX_DROP})")
     lines += [f"  seed {s} {q}: {b:.3f} -> {c:.3f}" for s, q, b, c in v.changed]
-    fell = [s for s in c.base if c.candidate[s] < c.base[s]]
-    lines.append(f"choosing sets: {'none lower' if not fell else 'lower: ' + ', '.join(fell)}")
+    lines.append(f"choosing sets: {'lower: ' + ', '.join(v.lower) if v.lower else 'none lower'}")
     lines.append(f"verdict (narrow rule): {'kept' if v.kept else 'not kept'}")
     return "\n".join(lines)
 
 
-def show(v: Verdict) -> str:
+def _table(v: Verdict) -> list[str]:
+    """The choosing sets side by side, then the confirming seeds, and a blank line."""
     lines = ["| set | base | candidate | change |", "|---|---|---|---|"]
     for s in v.base:
         mark = " (not run: unchanged by construction)" if s in v.assumed else ""
@@ -198,7 +206,11 @@ def show(v: Verdict) -> str:
     if b is not None or c is not None:
         lines.append(f"| generated 116-123 (confirming, not in the mean) | {_f(b)} | {_f(c)} | "
                      f"{'' if b is None or c is None else f'{c - b:+.3f}'} |")
-    lines.append("")
+    return [*lines, ""]
+
+
+def show(v: Verdict) -> str:
+    lines = _table(v)
     lines.append(f"mean {v.gain:+.4f} over {len(v.base)} sets (a rise needs {MIN_GAIN}); worst set {v.worst or '-'} "
                  f"{0.0 - v.worst_drop:+.3f} (at most -{MAX_DROP})")
     if v.missing and v.worst_drop > MAX_DROP:   # what the missing sets say cannot undo a fall
