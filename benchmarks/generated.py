@@ -21,6 +21,7 @@ from pathlib import Path
 
 from casebook.generate import gold_as_triples, load_mystery
 from core.files import write_text_whole
+from core.types import Question
 from kg.normalize import normalize_entity
 from kg.openie import extract
 from lab.runner import Lab, RunConfig
@@ -98,11 +99,16 @@ def case_recalls(seed: int, suspects: int, triples: list[dict], strategies: tupl
     return out
 
 
-def mean_by_type(questions: list, recalls: Sequence[float | None]) -> dict[str, float]:
-    """The mean of each question type's recalls (``recalls[i]`` is ``questions[i]``'s; None, a question without
-    gold documents, is left out), to 3 decimals."""
-    return {t: round(statistics.mean(r for q, r in zip(questions, recalls, strict=True) if q.type == t
-                                     and r is not None), 3) for t in TYPES}
+def mean_by_type(questions: Sequence[Question], recalls: Sequence[float | None],
+                 types: Sequence[str] = TYPES) -> dict[str, float]:
+    """The mean of each of ``types``' recalls (``recalls[i]`` is ``questions[i]``'s; None, a question without gold
+    documents, is left out; a type with none is left out too), to 3 decimals."""
+    out = {}
+    for t in types:
+        values = [r for q, r in zip(questions, recalls, strict=True) if q.type == t and r is not None]
+        if values:
+            out[t] = round(statistics.mean(values), 3)
+    return out
 
 
 def evaluate_seeds(seeds: list[int], suspects: int, assignments: list[str], settings: Settings,

@@ -43,7 +43,7 @@ from lab.runner import Lab, RunConfig
 from llm import Backend, Embedder, Settings, connect, embedder_only
 
 from common import assignments_for, write_result
-from generated import TYPES, add_case_arguments, model_triples
+from generated import TYPES, add_case_arguments, mean_by_type, model_triples
 from retrieval import with_cached_triples
 from suite import CASES, HAND_WRITTEN
 
@@ -202,13 +202,11 @@ def without_trails(result: dict[str, dict]) -> dict[str, dict]:
 
 
 def by_type(questions: Sequence[Question], recalls: dict[str, float | None]) -> dict[str, float]:
-    out = {}
-    for t in sorted({q.type for q in questions}):
-        values = [recalls[q.id] for q in questions if q.type == t and recalls[q.id] is not None]
-        if values:
-            out[t] = round(statistics.fmean(v for v in values if v is not None), 3)
-    values = [v for v in recalls.values() if v is not None]
-    out["all"] = round(statistics.fmean(v for v in values if v is not None), 3) if values else 0.0
+    """The mean recall of each question type of ``questions`` and of all of them (``recalls`` by question id)."""
+    values = [recalls[q.id] for q in questions]
+    out = mean_by_type(questions, values, sorted({q.type for q in questions}))
+    present = [v for v in values if v is not None]
+    out["all"] = round(statistics.mean(present), 3) if present else 0.0
     return out
 
 
