@@ -126,6 +126,9 @@ class InvestigateSettings:
     suspect_hop: bool = setting(True, "with the suspect named, the passage the search's best find shares its most "
                                 "specific phrase with joins its finds (round robin): a registry entry's plate leads "
                                 "to the sighting of the car")
+    suspect_hop_finds: int = setting(1, "with suspect_hop, how many of the name's best finds each bring the passage "
+                                     "it shares its most specific phrase with (round robin with the finds)",
+                                     minimum=1, maximum=3)
 
 
 class InvestigateRetriever:
@@ -279,7 +282,8 @@ class InvestigateRetriever:
         mass += walk.mass
         found = [pid for pid in ids if pid not in ranking]
         if p.suspect_hop and found:
-            found = merged([[found], [self._links(found[0], ranking)]], "trail", len(self.graph.passage_ids))
+            links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
+            found = merged([[found], *links], "trail", len(self.graph.passage_ids))
         checked = found[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
