@@ -709,9 +709,11 @@ def _investigation(results, quick: bool, load) -> list[str]:
     unseen = load(results, "investigation_unseen")
     if unseen and unseen.get("generated"):
         rows = unseen["generated"]["rows"]
-        out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, made after every default above was fixed and "
-                "never chosen on (since used only to judge candidates that were not kept: docs/investigate.md, \"The "
-                "narrow rule\"), Recall@3 by question type: `python benchmarks/investigation.py --sets generated "
+        out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, made after the defaults of 2026-12-04 were "
+                "fixed, to judge candidates (none kept on them); the probe that found the one kept since "
+                "(suspect_hop_finds, judged on seeds 132-139) read their question 7s with those of seeds 100-123, so "
+                "they are further seeds beside the report's, no longer unseen (docs/investigate.md, \"The narrow "
+                "rule\"), Recall@3 by question type: `python benchmarks/investigation.py --sets generated "
                 f"--seeds {rows[0]['seed']}-{rows[-1]['seed']} --out investigation_unseen` (measured "
                 f"{unseen['environment']['date']} at {unseen['environment']['commit']}).", ""]
         out += generated_table(unseen)

@@ -329,22 +329,46 @@ def test_the_namer_may_read_past_the_top_k(fault_server, parts, beyond, after_to
     assert len(r.ids) == 3 and r.explanation.rounds[-1].searched == ["Tobias Fenn"]
 
 
-def test_the_suspects_best_find_brings_its_own_link(fault_server, embedder):
-    """With suspect_hop, the passage the name's best find shares its most specific phrase with joins the finds,
-    ahead of passages that only name the person: his ferry trip leads to the timetable, which names no one."""
+@pytest.fixture()
+def ferry_parts(embedder):
+    """The case with two more passages that name the suspect: a choir and a ferry trip (which the timetable, naming
+    no one, shares the ferry with)."""
     docs = [*DOCS, {"id": "N5", "title": "Choir", "text": "Tobias Fenn sang with the village choir."},
             {"id": "N6", "title": "Ferry", "text": "Tobias Fenn took the ferry to Dunmore."}]
     triples = [*TRIPLES, ("N5", "Tobias Fenn", "sang with", "village choir"), ("N6", "Tobias Fenn", "took", "ferry")]
     case = make_case(docs, [], [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in triples])
     graph = build_graph(triples, case.passages, embedder)
-    parts = (case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages))
+    return case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages)
+
+
+def test_the_suspects_best_find_brings_its_own_link(fault_server, ferry_parts):
+    """With suspect_hop, the passage the name's best find shares its most specific phrase with joins the finds,
+    ahead of passages that only name the person: his ferry trip leads to the timetable, which names no one."""
+    graph = ferry_parts[1]
     ids = {}
     for hop in (False, True):
         namer, _ = _namer(fault_server, "Tobias Fenn")
-        loop = investigator(parts, WalkReader(), namer, steps=1, suspect_hop=hop)
+        loop = investigator(ferry_parts, WalkReader(), namer, steps=1, suspect_hop=hop, suspect_hop_finds=1)
         ids[hop] = loop.retrieve(SUSPECT_QUESTION, 3).ids
     assert ids[False][0] == ids[True][0] == "N6" and graph.linked_passages("N6")[0] == "X3"
     assert "X3" not in ids[False] and ids[True][:2] == ["N6", "X3"]
+
+
+def test_the_suspects_second_find_brings_its_link_too(fault_server, ferry_parts):
+    """With suspect_hop_finds = 2 the second find's most specific link takes the place the second find itself had:
+    round robin over the finds, the best find's links and the second's."""
+    graph = ferry_parts[1]
+    before = investigator(ferry_parts, WalkReader(), steps=1, check_suspect=False).retrieve(SUSPECT_QUESTION, 3).ids
+    ids = {}
+    for finds in (1, 2):
+        namer, _ = _namer(fault_server, "Tobias Fenn")
+        ids[finds] = investigator(ferry_parts, WalkReader(), namer, steps=1,
+                                  suspect_hop_finds=finds).retrieve(SUSPECT_QUESTION, 3).ids
+    namer, _ = _namer(fault_server, "Tobias Fenn")
+    finds = investigator(ferry_parts, WalkReader(), namer, steps=1, suspect_hop=False).retrieve(SUSPECT_QUESTION, 3).ids
+    second_link = next(p for p in graph.linked_passages(finds[1]) if p not in {*before, finds[0], "X3"})
+    assert ids[1] == [finds[0], "X3", finds[1]] and ids[2] == [finds[0], "X3", second_link]
+    assert second_link != finds[1]
 
 
 def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_is_not_in_the_passages(
