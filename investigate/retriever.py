@@ -267,7 +267,7 @@ class InvestigateRetriever:
                        mass: np.ndarray, ex: Explanation) -> list[str]:
         """The top k (``ranking``) once the person the trail points to is checked: ``namer`` reads ``read`` (its cost
         and its answer go on the last round), and if it names someone, a search of the name is a round of its own
-        whose finds beyond the top k (with ``suspect_hop``, round robin with the best find's links) take its places
+        whose finds beyond the top k (with ``suspect_hop``, round robin with the best finds' links) take its places
         (the ranking's own fill any left). Its walk joins ``mass``."""
         top_k = len(ranking)
         with ex.stage("suspect named", "the question asks who meets several conditions", llm=True):

@@ -360,10 +360,10 @@ def test_the_suspects_second_find_brings_its_link_too(fault_server, ferry_parts)
     graph = ferry_parts[1]
     before = investigator(ferry_parts, WalkReader(), steps=1, check_suspect=False).retrieve(SUSPECT_QUESTION, 3).ids
     ids = {}
-    for finds in (1, 2):
+    for n in (1, 2):
         namer, _ = _namer(fault_server, "Tobias Fenn")
-        ids[finds] = investigator(ferry_parts, WalkReader(), namer, steps=1,
-                                  suspect_hop_finds=finds).retrieve(SUSPECT_QUESTION, 3).ids
+        ids[n] = investigator(ferry_parts, WalkReader(), namer, steps=1,
+                              suspect_hop_finds=n).retrieve(SUSPECT_QUESTION, 3).ids
     namer, _ = _namer(fault_server, "Tobias Fenn")
     finds = investigator(ferry_parts, WalkReader(), namer, steps=1, suspect_hop=False).retrieve(SUSPECT_QUESTION, 3).ids
     second_link = next(p for p in graph.linked_passages(finds[1]) if p not in {*before, finds[0], "X3"})
