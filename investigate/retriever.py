@@ -42,6 +42,7 @@ from kg.walk import HippoRAGRetriever, Walk
 
 from .readers import Namer, Reader, Reading
 from .suspects import asks_for_someone_by_conditions
+from .ties import Tie, asks_what_ties
 
 MERGES = ("trail", "rrf")
 AFTER_ANSWER = ("step", "walk")   # what fills the top k after the passages read, once a step restates them
@@ -132,6 +133,13 @@ class InvestigateSettings:
     suspect_hop_finds: int = setting(2, "with suspect_hop, how many of the name's best finds each bring the passage "
                                      "it shares its most specific phrase with (round robin with the finds)",
                                      minimum=1, maximum=3)
+    check_ties: bool = setting(False, "when the question asks what ties one thing to another (\"What ties Ann "
+                               "Lee's car to the theft?\"), the top k goes first to a chain: the best find of a "
+                               "search of the first thing, then one link at a time, each the passage the chain's "
+                               "newest shares its most specific phrase with (a phrase the question names links "
+                               "nothing: it leads back to where the question started)")
+    tie_hops: int = setting(2, "with check_ties, the links the chain follows after its first passage", minimum=1,
+                            maximum=5)
 
 
 class InvestigateRetriever:
@@ -220,6 +228,10 @@ class InvestigateRetriever:
             reads = (ranking + [pid for pid in beyond if pid not in ranking])[:p.suspect_reads]
             ranking = self._check_suspect(self.namer, question, ranking, reads, p, mass, ex)
             seeds_by_round += [r.seeds for r in ex.rounds[before:]]
+        tie = asks_what_ties(question) if p.check_ties else None
+        if tie is not None:
+            ranking = self._follow_tie(tie, question, ranking, p, mass, ex)
+            seeds_by_round.append(ex.rounds[-1].seeds)
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
         ex.node_scores = {g.node_label(int(n)): round(float(mass[n]), 6) for n in np.argsort(-mass)[:200]
@@ -293,6 +305,40 @@ class InvestigateRetriever:
         ex.rounds.append(self._round(pending, [], Reading(), [], "the question asks who meets several conditions: "
                                      "the person the trail points to is checked against them", started))
         return checked + ranking[:top_k - len(checked)]
+
+    def _follow_tie(self, tie: Tie, question: str, ranking: list[str], p: InvestigateSettings, mass: np.ndarray,
+                    ex: Explanation) -> list[str]:
+        """The top k (``ranking``) once the chain the question asks for is followed: a search of ``tie.start`` is a
+        round of its own, its best find starts the chain, and each link is the passage the chain's newest passage
+        (failing that, an earlier one) shares its most specific phrase with, a phrase ``question`` names linking
+        nothing. The chain, ``tie_hops`` links long at most, takes the first places; the ranking fills the rest."""
+        g = self.graph
+        started = time.perf_counter()
+        with ex.stage(f"round {len(ex.rounds) + 1} search", "the first thing the question ties"):
+            ids, walk = self._search(tie.start, p.depth)
+        mass += walk.mass
+        named = g.phrases_named_in(question)
+        chain, steps = ids[:1], []
+        while chain and len(chain) <= p.tie_hops:
+            link = next(((src, other) for src in reversed(chain) for other in g.linked_passages(src, named)
+                         if other not in chain), None)
+            if link is None:
+                break
+            chain.append(link[1])
+            steps.append(f"{link[0]} -> {link[1]} ({self._shared(*link, named)})")
+        top_k = len(ranking)
+        pending = dict(number=len(ex.rounds) + 1, searched=[tie.start],
+                       seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=chain[:top_k])
+        why = f"the question asks what ties {tie.start} to {tie.end}: the chain from the first thing's best find"
+        ex.rounds.append(self._round(pending, [], Reading(), [], "; ".join([why, *steps]), started))
+        return chain[:top_k] + [pid for pid in ranking if pid not in chain][:top_k - len(chain)]
+
+    def _shared(self, a: str, b: str, avoid: set[int]) -> str:
+        """The most specific phrase passages ``a`` and ``b`` share beyond ``avoid``: what a link goes through."""
+        g = self.graph
+        counts = g.mention_counts()
+        shared = (set(g.phrases_of(a)) & set(g.phrases_of(b))) - avoid
+        return g.phrases[min(shared, key=lambda i: (counts[i], g.phrases[i]))] if shared else ""
 
     def _links(self, pid: str, besides: Sequence[str]) -> list[str]:
         """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first) not in

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,13 +124,16 @@ class KnowledgeGraph:
                     self._passage_phrases[pid].append(i)
         return self._passage_phrases.get(passage_id, [])
 
-    def linked_passages(self, passage_id: str) -> list[str]:
+    def linked_passages(self, passage_id: str, avoid: Collection[int] = ()) -> list[str]:
         """The other passages sharing a phrase with ``passage_id``, the most specific link first: by the fewest
         passages their rarest shared phrase is linked to, then by the most phrases shared (a plate number or a
-        street two statements name ties them closer than the house every statement names)."""
+        street two statements name ties them closer than the house every statement names). Phrases in ``avoid``
+        link nothing."""
         counts = self.mention_counts()
         links: dict[str, list[float]] = {}
         for i in self.phrases_of(passage_id):
+            if i in avoid:
+                continue
             for other in self.phrase_passages[i]:
                 if other != passage_id:
                     links.setdefault(other, []).append(counts[i])

@@ -10,6 +10,7 @@ from indexes import BM25Index
 from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, StepReader, SuspectNamer, WalkReader, merged
 from investigate.readers import reading_messages
 from investigate.suspects import asks_for_someone_by_conditions
+from investigate.ties import asks_what_ties
 from kg import build_graph
 from kg.walk import HippoConfig, HippoRAGRetriever
 from lab.report import build_report, round_text, validate_report
@@ -381,6 +382,41 @@ def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_
     r = investigator(parts, WalkReader(), namer, steps=1).retrieve(SUSPECT_QUESTION, 3)
     assert len(prompts) == 1 and r.ids == before.ids and len(r.explanation.rounds) == 1
     assert "named no one the passages name" in r.explanation.rounds[0].why
+
+
+@pytest.mark.parametrize("question, tie", [
+    ("What ties Ann Lee's car to the theft at the mill?", ("Ann Lee's car", "the theft at the mill")),
+    ("Which piece of evidence links the van with the farm?", ("the van", "the farm")),
+    ("How is the key connected to the safe?", ("the key", "the safe")),
+    ("How was Gregory Fenn linked to the garage?", ("Gregory Fenn", "the garage")),
+    ("Who drove the car, and what ties them to it?", None),   # a pronoun names nothing to start from
+    ("Which company links to the bank?", None),               # asks for the company, not a tie
+    ("What connects the two thefts?", None),                  # no second thing to reach
+    ("Who drove the grey van that left Larkspur Hall?", None),
+])
+def test_a_question_asks_what_ties_one_thing_to_another(question, tie):
+    found = asks_what_ties(question)
+    assert (found.start, found.end) == tie if tie else found is None
+
+
+TIE_QUESTION = "What ties the Harbour Bank to Larkspur Hall?"
+
+
+def test_the_chain_a_tie_question_asks_for_is_followed_through_phrases_the_question_does_not_name(parts):
+    """The bank's letter names the debtor, whose registry entry names the plate, which the night report names: the
+    chain takes the top 3 in that order. Larkspur Hall, which the question names, links the night report to the
+    garden and the choir; a longer chain does not go there but back to the registry's other phrase (Mill Lane)."""
+    plain = investigator(parts, WalkReader(), steps=1).retrieve(TIE_QUESTION, 3)
+    r = investigator(parts, WalkReader(), steps=1, check_ties=True).retrieve(TIE_QUESTION, 3)
+    assert plain.ids != ["N3", "N2", "N1"] and r.ids == ["N3", "N2", "N1"]
+    tied = r.explanation.rounds[-1]
+    assert tied.searched == ["the Harbour Bank"] and tied.added == ["N3", "N2", "N1"] and tied.llm_calls == 0
+    assert "N3 -> N2 (Tobias Fenn)" in tied.why and "N2 -> N1 (QX41 VTR)" in tied.why
+    longer = investigator(parts, WalkReader(), steps=1, check_ties=True, tie_hops=3).retrieve(TIE_QUESTION, 5)
+    assert longer.ids[:4] == ["N3", "N2", "N1", "X2"] and "N1 -> X" not in longer.explanation.rounds[-1].why
+    other = investigator(parts, WalkReader(), steps=1, check_ties=True).retrieve(QUESTION, 3)
+    assert other.ids == investigator(parts, WalkReader(), steps=1).retrieve(QUESTION, 3).ids
+    assert len(other.explanation.rounds) == len(plain.explanation.rounds)
 
 
 def test_evidence_cannot_close_its_fence():
