@@ -733,13 +733,21 @@ def _investigation(results, quick: bool, load) -> list[str]:
                     + (f"; next: {'; '.join(r['chosen'] + r['sub_questions'])}" if r["chosen"] or r["sub_questions"]
                        else "") + (f" ({r['why']})" if r["why"] else "") for n, r in enumerate(trail, 1)]
             out += [""]
-    mus = inv.get("musique")
-    if mus:
-        n = next(iter(mus.values()))
-        out += [f"musique_train100 (published triples), Recall@5 over its first {len(n['questions'])} questions.", ""]
-        out += _t(["strategy", "Recall@5", "reads", "s"],
-                  [[label, mus[key]["by_type"]["all"], mus[key]["median_calls"], seconds("musique", key)]
-                   for key, label in INVESTIGATION_ROWS if key in mus])
+    def musique_table(run: dict, intro: str) -> list[str]:
+        mus = run["musique"]
+        n = len(next(iter(mus.values()))["questions"])
+        return [intro.format(n=n), ""] + _t(
+            ["strategy", "Recall@5", "reads", "s"],
+            [[label, mus[key]["by_type"]["all"], mus[key]["median_calls"], seconds("musique", key, run)]
+             for key, label in INVESTIGATION_ROWS if key in mus])
+    if inv.get("musique"):
+        out += musique_table(inv, "musique_train100 (published triples), Recall@5 over its first {n} questions.")
+    whole = load(results, "investigation_musique100")
+    if whole and whole.get("musique"):
+        out += musique_table(whole, "musique_train100, all {n} questions (the set the issue's floor names), "
+                             "Recall@5: `python benchmarks/investigation.py --sets musique --strategies "
+                             f"{','.join(whole['strategies'])} --out investigation_musique100` (measured "
+                             f"{whole['environment']['date']} at {whole['environment']['commit']}).")
     return out
 
 
