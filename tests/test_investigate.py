@@ -402,20 +402,35 @@ def test_a_question_asks_what_ties_one_thing_to_another(question, tie):
 TIE_QUESTION = "What ties the Harbour Bank to Larkspur Hall?"
 
 
+class CountingReader(WalkReader):
+    """The walk's reader, counting its readings."""
+    calls = 0
+
+    def read(self, *args, **kwargs):
+        self.calls += 1
+        return super().read(*args, **kwargs)
+
+
 def test_the_chain_a_tie_question_asks_for_is_followed_through_phrases_the_question_does_not_name(parts):
     """The bank's letter names the debtor, whose registry entry names the plate, which the night report names: the
     chain takes the top 3 in that order. Larkspur Hall, which the question names, links the night report to the
     garden and the choir; a longer chain does not go there but back to the registry's other phrase (Mill Lane)."""
-    plain = investigator(parts, WalkReader(), steps=1).retrieve(TIE_QUESTION, 3)
-    r = investigator(parts, WalkReader(), steps=1, check_ties=True).retrieve(TIE_QUESTION, 3)
+    plain = investigator(parts, WalkReader(), steps=1, check_ties=False).retrieve(TIE_QUESTION, 3)
+    r = investigator(parts, WalkReader(), steps=1).retrieve(TIE_QUESTION, 3)
     assert plain.ids != ["N3", "N2", "N1"] and r.ids == ["N3", "N2", "N1"]
     tied = r.explanation.rounds[-1]
     assert tied.searched == ["the Harbour Bank"] and tied.added == ["N3", "N2", "N1"] and tied.llm_calls == 0
     assert "N3 -> N2 (Tobias Fenn)" in tied.why and "N2 -> N1 (QX41 VTR)" in tied.why
-    longer = investigator(parts, WalkReader(), steps=1, check_ties=True, tie_hops=3).retrieve(TIE_QUESTION, 5)
+    longer = investigator(parts, WalkReader(), steps=1, tie_hops=3).retrieve(TIE_QUESTION, 5)
     assert longer.ids[:4] == ["N3", "N2", "N1", "X2"] and "N1 -> X" not in longer.explanation.rounds[-1].why
-    other = investigator(parts, WalkReader(), steps=1, check_ties=True).retrieve(QUESTION, 3)
-    assert other.ids == investigator(parts, WalkReader(), steps=1).retrieve(QUESTION, 3).ids
+    reads = CountingReader()
+    filled = investigator(parts, reads, steps=3).retrieve(TIE_QUESTION, 3)
+    assert filled.ids == r.ids and reads.calls == 0   # a chain that fills the top k leaves reading nothing to do
+    assert "fills the top 3" in filled.explanation.rounds[0].why
+    investigator(parts, reads, steps=3).retrieve(TIE_QUESTION, 5)
+    assert reads.calls >= 1                           # at 5 the chain's three leave two places to the loop
+    other = investigator(parts, WalkReader(), steps=1).retrieve(QUESTION, 3)
+    assert other.ids == investigator(parts, WalkReader(), steps=1, check_ties=False).retrieve(QUESTION, 3).ids
     assert len(other.explanation.rounds) == len(plain.explanation.rounds)
 
 
