@@ -767,7 +767,11 @@ def _investigation_ceiling(ceiling: dict | None, grid: dict | None) -> list[str]
            f"{sets} --out investigation_ceiling` (measured {ceiling['environment']['date']} at "
            f"{ceiling['environment']['commit']}; no LLM, so every row is of the same code), Recall@3. Its leads and "
            "sub-questions come from the gold facts of the supporting documents not yet found (a sub-question is such "
-           "a fact itself): an upper bound on reading, not a reader one could build.", ""]
+           "a fact itself): an upper bound on reading, not a reader one could build." +
+           (" The suspect check, added after that grid ran, is off here (check_suspect=false): the gold "
+            "sub-questions already find the evidence of a who-meets-several-conditions question, and the check's "
+            "search of the name would take its places (docs/investigate.md has both figures)."
+            if "investigate-gold.check_suspect=false" in ceiling["params"] else ""), ""]
     out += _t(["strategy", *TYPES, "Q7", "all"],
               [[label, *_by_type(gen["summary"][key])] for key, label in INVESTIGATION_ROWS if key in gen["summary"]])
     return out
