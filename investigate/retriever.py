@@ -149,15 +149,15 @@ class InvestigateSettings:
     suspect_hop_finds: int = setting(2, "with suspect_hop, how many of the name's best finds each bring the passage "
                                      "it shares its most specific phrase with (round robin with the finds)",
                                      minimum=1, maximum=3)
-    # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05: seeds 100-115 0.834 -> 0.864 and 116-123 0.803
-    # -> 0.844 (question 8, "What ties X's vehicle to the theft?"), no choosing set lower (no other of their questions
-    # asks so); on seeds 140-147, made after it was fixed, seven question 8s rose to 0.75 and one fell (Recall summed
-    # +3.5). The blind and the perfect loops follow the chain too: it reads nothing, so what reading adds stays apart.
     # The narrow rule's next candidate (off): on seeds 100-147, from cached readings, six question 7s rose by a third
     # (the interview's link went to the motive record, which names the person, not the alibi check) and none fell
     suspect_hop_person: bool = setting(False, "with suspect_hop, of a find's links equally specific, the one that "
                                        "shares the person's name (or a variant: \"Ms. Crane\") comes first: what "
                                        "names the person is about them")
+    # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05: seeds 100-115 0.834 -> 0.864 and 116-123 0.803
+    # -> 0.844 (question 8, "What ties X's vehicle to the theft?"), no choosing set lower (no other of their questions
+    # asks so); on seeds 140-147, made after it was fixed, seven question 8s rose to 0.75 and one fell (Recall summed
+    # +3.5). The blind and the perfect loops follow the chain too: it reads nothing, so what reading adds stays apart.
     check_ties: bool = setting(True, "when the question asks what ties one thing to another (\"What ties Ann "
                                "Lee's car to the theft?\"), the top k goes first to a chain: the best find of a "
                                "search of the first thing, then one link at a time, each the passage the chain's "
