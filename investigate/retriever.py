@@ -348,7 +348,7 @@ class InvestigateRetriever:
             if link is None:
                 break
             passages.append(link[1])
-            links.append(f"{link[0]} -> {link[1]} ({self._shared(*link, named)})")
+            links.append(f"{link[0]} -> {link[1]} ({g.link_phrase(*link, named)})")
         return Chain(tie, passages, links, walk, round((time.perf_counter() - started) * 1000, 1))
 
     def _follow(self, chain: Chain, ranking: list[str], mass: np.ndarray, ex: Explanation) -> list[str]:
@@ -365,13 +365,6 @@ class InvestigateRetriever:
         tied.ms = chain.ms
         ex.rounds.append(tied)
         return chain.passages[:top_k] + [pid for pid in ranking if pid not in chain.passages][:top_k - len(chain.passages)]
-
-    def _shared(self, a: str, b: str, avoid: set[int]) -> str:
-        """The most specific phrase passages ``a`` and ``b`` share beyond ``avoid``: what a link goes through."""
-        g = self.graph
-        counts = g.mention_counts()
-        shared = (set(g.phrases_of(a)) & set(g.phrases_of(b))) - avoid
-        return g.phrases[min(shared, key=lambda i: (counts[i], g.phrases[i]))] if shared else ""
 
     def _links(self, pid: str, besides: Sequence[str]) -> list[str]:
         """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first) not in

@@ -139,6 +139,13 @@ class KnowledgeGraph:
                     links.setdefault(other, []).append(counts[i])
         return sorted(links, key=lambda pid: (min(links[pid]), -len(links[pid])))
 
+    def link_phrase(self, a: str, b: str, avoid: Collection[int] = ()) -> str:
+        """The phrase passages ``a`` and ``b`` are linked through (``linked_passages``' order: the one the fewest
+        passages name), phrases in ``avoid`` aside; "" if they share none."""
+        counts = self.mention_counts()
+        shared = (set(self.phrases_of(a)) & set(self.phrases_of(b))) - set(avoid)
+        return self.phrases[min(shared, key=lambda i: (counts[i], self.phrases[i]))] if shared else ""
+
     def mention_counts(self) -> np.ndarray:
         """How many passages each phrase is linked to (at least 1): the divisor of node specificity."""
         if self._mention_counts is None:
