@@ -161,9 +161,6 @@ class InvestigateSettings:
     # two links fill a top 3 (no set at 5 asks such a question, so nothing chose a longer chain)
     tie_hops: int = setting(2, "with check_ties, the links the chain follows after its first passage", minimum=1,
                             maximum=5)
-    # Candidate (H), 2026-12-05: off until the narrow rule has judged it (docs/investigate.md)
-    tie_avoid_common: bool = setting(False, "with check_ties, a phrase of one common word the question names (\"the "
-                                     "mansion\") links nothing either, as its names and codes do")
 
 
 class InvestigateRetriever:
@@ -201,7 +198,7 @@ class InvestigateRetriever:
         answered: tuple[list[str], list[str]] | None = None
         aside: list[str] = []   # read and judged no help, in the order they were set aside
         tie = asks_what_ties(question) if p.check_ties else None
-        chain = self._chain(tie, question, p.depth, p.tie_hops, p.tie_avoid_common, ex) if tie is not None else None
+        chain = self._chain(tie, question, p.depth, p.tie_hops, ex) if tie is not None else None
         # a chain that fills the top k leaves nothing for a reading to change: no model call is made
         steps = 1 if chain is not None and len(chain.passages) >= top_k else p.steps
         for number in range(2, steps + 1):
@@ -335,16 +332,15 @@ class InvestigateRetriever:
                                      "the person the trail points to is checked against them", started))
         return checked + ranking[:top_k - len(checked)]
 
-    def _chain(self, tie: Tie, question: str, depth: int, hops: int, common: bool, ex: Explanation) -> Chain:
+    def _chain(self, tie: Tie, question: str, depth: int, hops: int, ex: Explanation) -> Chain:
         """The chain ``tie`` asks for: a search of ``tie.start`` gives its first passage (its best find), and each
         link is the passage the chain's newest passage (failing that, an earlier one) shares its most specific
-        phrase with, a phrase ``question`` names linking nothing (with ``common``, one of a common word too);
-        ``hops`` links at most."""
+        phrase with, a phrase ``question`` names linking nothing; ``hops`` links at most."""
         g = self.graph
         started = time.perf_counter()
         with ex.stage("tie search", "the first thing the question ties"):
             ids, walk = self._search(tie.start, depth)
-        named = g.phrases_named_in(question, common)
+        named = g.phrases_named_in(question)
         passages, links = ids[:1], []
         while passages and len(passages) <= hops:
             link = next(((src, other) for src in reversed(passages) for other in g.linked_passages(src, named)

@@ -65,7 +65,7 @@ class KnowledgeGraph:
     _nx: nx.Graph | None = field(default=None, repr=False)
     _ppr: dict[str, PPRMatrix] = field(default_factory=dict, repr=False)   # by engine, built on first use
     _relations: dict | None = field(default=None, repr=False)
-    _phrase_indexes: dict[bool, PhraseIndex] = field(default_factory=dict, repr=False)   # by ``common``
+    _phrase_index: PhraseIndex | None = field(default=None, repr=False)
     _passage_phrases: dict[str, list[int]] | None = field(default=None, repr=False)
     _mention_counts: np.ndarray | None = field(default=None, repr=False)
 
@@ -109,12 +109,11 @@ class KnowledgeGraph:
             return "mentioned in" if b >= n else "mentions"
         return self._relations.get((a, b), "similar to (synonymy)")
 
-    def phrases_named_in(self, text: str, common: bool = False) -> set[int]:
-        """The specific phrases (names, codes, multi-word phrases) ``text`` names word for word; with ``common``,
-        the phrases of one common word it names as well."""
-        if common not in self._phrase_indexes:
-            self._phrase_indexes[common] = PhraseIndex(self.phrase_keys, self.phrases, common)
-        return self._phrase_indexes[common].find(text)
+    def phrases_named_in(self, text: str) -> set[int]:
+        """The specific phrases (names, codes, multi-word phrases) ``text`` names word for word."""
+        if self._phrase_index is None:
+            self._phrase_index = PhraseIndex(self.phrase_keys, self.phrases)
+        return self._phrase_index.find(text)
 
     def phrases_of(self, passage_id: str) -> list[int]:
         """The phrases a passage is linked to (extracted from it or named in its text)."""

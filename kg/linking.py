@@ -26,13 +26,12 @@ class PhraseIndex:
     """The graph's specific phrases, found in any text by word-boundary match on the normalised words.
 
     Specific: two words or more, or one word written with a capital or a digit (a name, a code); "the accountant"
-    or "rain" alone would match everywhere. With ``common``, every phrase is found, one common word as well (what a
-    question names: "the mansion").
+    or "rain" alone would match everywhere.
     """
 
-    def __init__(self, keys: Sequence[str], surfaces: Sequence[str], common: bool = False):
+    def __init__(self, keys: Sequence[str], surfaces: Sequence[str]):
         self.ids = {k: i for i, (k, surface) in enumerate(zip(keys, surfaces, strict=True))
-                    if common or " " in k or any(ch.isdigit() for ch in k) or surface[:1].isupper()}
+                    if " " in k or any(ch.isdigit() for ch in k) or surface[:1].isupper()}
         # The lengths of the phrases starting with each word: a text position tries only those, not every length.
         self.lengths: dict[str, set[int]] = defaultdict(set)
         for k in self.ids:
