@@ -19,6 +19,12 @@ and confirmed on seeds no one has looked at: kept only if (1) on the choosing se
 rises, and (2) on FRESH_SEEDS (generated for this after the candidate was fixed) the Recall summed over
 every question rises by at least NARROW_GAIN (one whole question's worth) with no question type's mean down by more
 than MAX_DROP. Decided 2026-12-04 before any candidate ran on FRESH_SEEDS; once they have judged, they are seen.
+
+Part (2) has a steady form (decided 2026-12-05, a ninth session, before seeds 156-163 were generated): a change too
+small for NARROW_GAIN on eight seeds is also confirmed when on FRESH_SEEDS it raises at least one question and lowers
+none, and over every other generated seed both sides ran (choosing, confirming and earlier fresh seeds) it raises at
+least STEADY_UP questions and lowers none. A change that moves few questions, always one way, on seeds it was not
+chosen on is not noise: the two sides score the same readings where the change sits after them.
 """
 from __future__ import annotations
 
@@ -48,6 +54,9 @@ FRESH_SEEDS = tuple(range(156, 164))
 # One whole question's Recall, summed over FRESH_SEEDS' 72 questions: three times the largest change a rerun with every
 # reading made afresh gave on the 144 questions of seeds 100-115 (one question, by a third)
 NARROW_GAIN = 1.0
+# The steady form: questions up (none down) over the other seeds both sides ran; five up and none down is one chance
+# in 32 if each change were a coin toss
+STEADY_UP = 5
 GROUPS = ("dev", "dev5")
 # investigation.py's --sets dev and dev5, by the names this rule gives them
 CHOOSING = ("generated 100-115", *(f"dev {name}" for name in (*HAND_WRITTEN, "2wiki_first20")),
@@ -79,6 +88,7 @@ class NarrowVerdict:
     fresh_by_type: dict[str, float]       # each type's mean, candidate minus base
     changed: tuple[tuple[int, str, float, float], ...]   # (seed, question, base, candidate) where they differ
     fresh: tuple[int, ...]                # the seeds that confirmed
+    seen: tuple[int, int, int] = (0, 0, 0)   # the other seeds both sides ran: how many, questions up, questions down
 
     @property
     def lower(self) -> list[str]:
@@ -87,11 +97,18 @@ class NarrowVerdict:
         return [s for s in v.base if v.candidate[s] < v.base[s]]
 
     @property
+    def steady(self) -> bool:
+        """The steady form of part (2): fresh questions up and none down, and STEADY_UP up, none down, elsewhere."""
+        up = sum(c > b for *_, b, c in self.changed)
+        down = sum(c < b for *_, b, c in self.changed)
+        return up >= 1 and down == 0 and self.seen[1] >= STEADY_UP and self.seen[2] == 0
+
+    @property
     def kept(self) -> bool:
         v = self.choosing
-        return (not v.missing and v.gain > 0 and not self.lower
-                and self.fresh_change is not None and self.fresh_change >= NARROW_GAIN
-                and min(self.fresh_by_type.values()) >= -MAX_DROP)
+        return (not v.missing and v.gain > 0 and not self.lower and self.fresh_change is not None
+                and ((self.fresh_change >= NARROW_GAIN and min(self.fresh_by_type.values()) >= -MAX_DROP)
+                     or self.steady))
 
 
 def load(names: str) -> list[dict]:
@@ -121,6 +138,17 @@ def question_recalls(payloads: list[dict], seeds: tuple[int, ...],
         return None
     kinds = {q["id"]: q["type"] for q in generate(seeds[0])["questions.json"]}   # the same for every seed
     return {t: {(s, q): rows[s][q] for s in seeds for q in rows[s] if kinds.get(q) == t} for t in TYPES}
+
+
+def all_question_recalls(payloads: list[dict], strategy: str) -> dict[tuple[int, str], float]:
+    """``strategy``'s Recall on every generated seed the payloads ran, question by question (the first file with a
+    seed gives its figures)."""
+    rows: dict[int, dict[str, float]] = {}
+    for p in payloads:
+        for r in p.get("generated", {}).get("rows", []):
+            if strategy in r:
+                rows.setdefault(r["seed"], r[strategy]["questions"])
+    return {(s, q): x for s, questions in rows.items() for q, x in questions.items()}
 
 
 def generated_recall(payloads: list[dict], seeds: tuple[int, ...], strategy: str) -> float | None:
@@ -176,8 +204,11 @@ def judge_narrow(base: list[dict], candidate: list[dict], strategy: str = "inves
     by_type = {t: round(statistics.fmean(c[t].values()) - statistics.fmean(b[t].values()), 4) for t in TYPES if b[t]}
     # question by question, by key: the two runs need not list a seed's questions in the same order
     pairs = [(s, q, b[t][s, q], c[t][s, q]) for t in TYPES for s, q in b[t]]
+    ab, ac = all_question_recalls(base, strategy), all_question_recalls(candidate, strategy)
+    seen = [key for key in ab if key in ac and key[0] not in fresh]
+    steady = (len({s for s, _ in seen}), sum(ac[k] > ab[k] for k in seen), sum(ac[k] < ab[k] for k in seen))
     return NarrowVerdict(choosing, round(sum(rc - rb for *_, rb, rc in pairs), 4), by_type,
-                         tuple(x for x in pairs if x[2] != x[3]), fresh)
+                         tuple(x for x in pairs if x[2] != x[3]), fresh, steady)
 
 
 def show_narrow(v: NarrowVerdict) -> str:
@@ -193,6 +224,9 @@ def show_narrow(v: NarrowVerdict) -> str:
     lines.append(f"seeds {v.fresh[0]}-{v.fresh[-1]}: Recall summed over every question {v.fresh_change:+.3f} "
                  f"(at least {NARROW_GAIN:+.1f}); by type {types} (none below -{MAX_DROP})")
     lines += [f"  seed {s} {q}: {b:.3f} -> {c:.3f}" for s, q, b, c in v.changed]
+    lines.append(f"the steady form: on the {v.seen[0]} other seeds both sides ran, {v.seen[1]} questions up and "
+                 f"{v.seen[2]} down (at least {STEADY_UP} up, none down, and on the fresh seeds some up, none down): "
+                 f"{'holds' if v.steady else 'does not hold'}")
     lines.append(f"choosing sets: {'lower: ' + ', '.join(v.lower) if v.lower else 'none lower'}")
     lines.append(f"verdict (narrow rule): {'kept' if v.kept else 'not kept'}")
     return "\n".join(lines)

@@ -250,6 +250,16 @@ def test_the_narrow_rule_judges_a_change_where_it_acts_and_on_the_fresh_seeds():
     assert fell.fresh_change > 1 and fell.fresh_by_type["simple"] < -0.02 and not fell.kept   # a fresh type down
     unrun = loop_rule.judge_narrow(base, run({100: up}, seeds=range(100, 124)))
     assert unrun.fresh_change is None and not unrun.kept and "not judged" in loop_rule.show_narrow(unrun)
+    # the steady form: some fresh questions up and none down, and STEADY_UP up and none down on the other seeds
+    seen_up = {s: up for s in range(100, 100 + loop_rule.STEADY_UP)}
+    steady = loop_rule.judge_narrow(base, run({**seen_up, fresh_seeds[0]: up}))
+    assert steady.kept and steady.steady and steady.seen[1:] == (loop_rule.STEADY_UP, 0)
+    assert steady.fresh_change < loop_rule.NARROW_GAIN and "holds" in loop_rule.show_narrow(steady)
+    assert not small.steady                                                   # one question up on the other seeds
+    one_down = loop_rule.judge_narrow(base, run({**seen_up, 120: 0.0, fresh_seeds[0]: up}))
+    assert not one_down.kept and one_down.seen[2] == 1                        # a question down on a seen seed
+    fresh_down = loop_rule.judge_narrow(base, run({**seen_up, fresh_seeds[0]: up, fresh_seeds[1]: 0.0}))
+    assert not fresh_down.kept                                                # a fresh question down
 
 
 def test_the_grid_reader_reads_each_page_once_and_keeps_the_readers_name():
