@@ -48,9 +48,10 @@ CONFIRMING_SEEDS = tuple(range(116, 124))
 # The narrow rule's confirmation: seeds generated after the candidate was fixed. 124-131 judged the first candidates
 # (2026-12-04; ``--fresh 124-131`` repeats those verdicts), 132-139 suspect_hop_finds (2026-12-05, kept; ``--fresh
 # 132-139``), 140-147 check_ties (2026-12-05, kept; ``--fresh 140-147``), 148-155 suspect_hop_person (2026-12-05, not
-# kept; ``--fresh 148-155``); 156-163 the next candidate's, not generated yet: fix the candidate first
-# (docs/investigate.md, "The narrow rule").
-FRESH_SEEDS = tuple(range(156, 164))
+# kept; ``--fresh 148-155``), 156-163 suspect_hop_person again under the steady form (2026-12-05, not kept; ``--fresh
+# 156-163``); 164-171 the next candidate's, not generated yet: fix the candidate first (docs/investigate.md, "The
+# narrow rule").
+FRESH_SEEDS = tuple(range(164, 172))
 # One whole question's Recall, summed over FRESH_SEEDS' 72 questions: three times the largest change a rerun with every
 # reading made afresh gave on the 144 questions of seeds 100-115 (one question, by a third)
 NARROW_GAIN = 1.0

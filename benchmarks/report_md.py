@@ -710,13 +710,14 @@ def _investigation(results, quick: bool, load) -> list[str]:
     if unseen and unseen.get("generated"):
         rows = unseen["generated"]["rows"]
         out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, made after the defaults were last changed "
-                "(check_ties, 2026-12-05); they judged one candidate since, not kept, so nothing was chosen on them "
+                "(check_ties, 2026-12-05); each eight of them judged one candidate since, not kept, so nothing was "
+                "chosen on them "
                 "and the defaults are the ones they were made after (docs/investigate.md, \"The narrow rule\"), "
                 "Recall@3 by question type: `python benchmarks/investigation.py --sets generated "
                 f"--seeds {rows[0]['seed']}-{rows[-1]['seed']} --out investigation_unseen` (measured "
                 f"{unseen['environment']['date']} at {unseen['environment']['commit']}; its readings came from the "
                 "response cache, made by the run that read them afresh, whose LLM seconds a question are in "
-                "results/investigation_seeds148_defaults.json).", ""]
+                "results/investigation_seeds148_defaults.json and investigation_seeds156_defaults.json).", ""]
         out += generated_table(unseen)
     out += _investigation_ceiling(load(results, "investigation_ceiling"), load(results, "investigation_choose"))
     pearl = inv.get("pearl")

@@ -149,12 +149,6 @@ class InvestigateSettings:
     suspect_hop_finds: int = setting(2, "with suspect_hop, how many of the name's best finds each bring the passage "
                                      "it shares its most specific phrase with (round robin with the finds)",
                                      minimum=1, maximum=3)
-    # Candidate (G) again (off), judged on seeds 156-163 by the narrow rule's steady form: on seeds 100-155, from
-    # cached readings, eight question 7s rose by a third (the interview's link went to the motive record, which
-    # names the person, not the alibi check) and none fell; seeds 148-155 alone could not keep it (+0.667)
-    suspect_hop_person: bool = setting(False, "with suspect_hop, of a find's links equally specific, the one that "
-                                       "shares the person's name (or a variant: \"Ms. Crane\") comes first: what "
-                                       "names the person is about them")
     # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05: seeds 100-115 0.834 -> 0.864 and 116-123 0.803
     # -> 0.844 (question 8, "What ties X's vehicle to the theft?"), no choosing set lower (no other of their questions
     # asks so); on seeds 140-147, made after it was fixed, seven question 8s rose to 0.75 and one fell (Recall summed
@@ -329,8 +323,7 @@ class InvestigateRetriever:
         mass += walk.mass
         found = [pid for pid in ids if pid not in ranking]
         if p.suspect_hop and found:
-            prefer = self._person_nodes(person) if p.suspect_hop_person else set()
-            links = [[self._links(find, ranking, prefer)] for find in found[:p.suspect_hop_finds]]
+            links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
             found = merged([[found], *links], "trail", len(self.graph.passage_ids))
         checked = found[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
@@ -373,17 +366,10 @@ class InvestigateRetriever:
         ex.rounds.append(tied)
         return chain.passages[:top_k] + [pid for pid in ranking if pid not in chain.passages][:top_k - len(chain.passages)]
 
-    def _links(self, pid: str, besides: Sequence[str], prefer: set[int] | None = None) -> list[str]:
+    def _links(self, pid: str, besides: Sequence[str]) -> list[str]:
         """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first) not in
         ``besides``."""
-        return [other for other in self.graph.linked_passages(pid, prefer=prefer or ()) if other not in besides]
-
-    def _person_nodes(self, person: str) -> set[int]:
-        """The phrase nodes that name ``person``: those ``person`` names word for word, and their name variants (the
-        graph's synonymy edges of weight 1: "Ms. Crane" for "Victoria Crane")."""
-        g = self.graph
-        nodes = set(g.phrases_named_in(person))
-        return nodes | {b if a in nodes else a for a, b, w in g.synonyms if w >= 1.0 and (a in nodes or b in nodes)}
+        return [other for other in self.graph.linked_passages(pid) if other not in besides]
 
     def _in_sight(self, ids: Sequence[str], chars: int) -> list[Passage]:
         """The passages as the model reads them: the first ``chars`` characters of each (what it did not see, it

@@ -124,11 +124,11 @@ class KnowledgeGraph:
                     self._passage_phrases[pid].append(i)
         return self._passage_phrases.get(passage_id, [])
 
-    def linked_passages(self, passage_id: str, avoid: Collection[int] = (), prefer: Collection[int] = ()) -> list[str]:
+    def linked_passages(self, passage_id: str, avoid: Collection[int] = ()) -> list[str]:
         """The other passages sharing a phrase with ``passage_id``, the most specific link first: by the fewest
         passages their rarest shared phrase is linked to, then by the most phrases shared (a plate number or a
         street two statements name ties them closer than the house every statement names). Phrases in ``avoid``
-        link nothing; of links equally specific, those through a phrase in ``prefer`` come first."""
+        link nothing."""
         counts = self.mention_counts()
         links: dict[str, list[float]] = {}
         for i in self.phrases_of(passage_id):
@@ -137,9 +137,6 @@ class KnowledgeGraph:
             for other in self.phrase_passages[i]:
                 if other != passage_id:
                     links.setdefault(other, []).append(counts[i])
-        if prefer:
-            through = {other for i in self.phrases_of(passage_id) if i in prefer for other in self.phrase_passages[i]}
-            return sorted(links, key=lambda pid: (min(links[pid]), pid not in through, -len(links[pid])))
         return sorted(links, key=lambda pid: (min(links[pid]), -len(links[pid])))
 
     def link_phrase(self, a: str, b: str, avoid: Collection[int] = ()) -> str:
