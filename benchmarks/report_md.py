@@ -710,8 +710,8 @@ def _investigation(results, quick: bool, load) -> list[str]:
     if unseen and unseen.get("generated"):
         rows = unseen["generated"]["rows"]
         out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, made after the defaults were last changed "
-                "(check_ties, 2026-12-05); each eight of them judged one candidate since, not kept, so nothing was "
-                "chosen on them "
+                "(check_ties, 2026-12-05); seeds 148-155 and 156-163 each judged one candidate since, neither kept, "
+                "so nothing was chosen on them "
                 "and the defaults are the ones they were made after (docs/investigate.md, \"The narrow rule\"), "
                 "Recall@3 by question type: `python benchmarks/investigation.py --sets generated "
                 f"--seeds {rows[0]['seed']}-{rows[-1]['seed']} --out investigation_unseen` (measured "
