@@ -695,7 +695,7 @@ def _investigation(results, quick: bool, load) -> list[str]:
            "reads the passages found and writes the next step of reasoning, which the next round searches (at its "
            "default, `reading` = step; a step that only restates what it read ends the loop); "
            "`investigate-walk` follows the walk's best leads with no reading, at its own best settings (trail, one "
-           "lead, two rounds: docs/investigate.md); the perfect reader reads by leads: it "
+           "lead, two rounds: docs/investigate-choices.md); the perfect reader reads by leads: it "
            "takes the leads (or, failing those, a gold fact as its sub-question) that open a supporting document not "
            "yet found. Reads: LLM reads per question (median); s: LLM seconds per question (median), as this run "
            "measured them (\"cached\" where it served every reading from the response cache: rerun with a fresh "

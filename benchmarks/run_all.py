@@ -47,7 +47,7 @@ RUNS = [
     ("embedder_choice", "choose.py", ["--embed-model", "all-MiniLM-L6-v2-int8"], None),   # the int8 embedder
     ("nlp_scale", "nlp_scale.py", [], None),   # the 6,269-passage corpus and the synthetic curve (~15 minutes)
     ("generated", "generated.py", ["--seeds", "1-10"], None),
-    # The loop's merge was chosen on seeds 100-101 (docs/investigate.md); 1-10 and the rest report.
+    # The loop's merge was chosen on seeds 100-101 (docs/investigate-choices.md); 1-10 and the rest report.
     ("investigation", "investigation.py", ["--seeds", "1-10", "--limit", "20"], None),
     ("generated_tuning", "generated.py", ["--seeds", "100-115", "--out", "generated_tuning"], None),
     ("openie_quality", "openie_quality.py", [], None),   # the embedded model; other models: run it by hand

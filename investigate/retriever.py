@@ -72,8 +72,8 @@ class InvestigateSettings:
     sets (three hand-written cases and 2wiki_first20) the mean rises by at least 0.004 and no set falls by more than
     0.02. With the embedded 1.5B model, reading by steps (``StepReader``), trail merge and three rounds beats both the
     leads reader at its best grid settings and the walk alone (steps=1) on that suite; leads, sub_questions and
-    set_aside are the leads reading's, chosen on its grid (benchmarks/investigation.py --choose; docs/investigate.md
-    has the figures and the commands)."""
+    set_aside are the leads reading's, chosen on its grid (benchmarks/investigation.py --choose;
+    docs/investigate-choices.md has the figures and the commands)."""
     # a step names its own next search, where a lead is one of the graph's phrases in what was read; a step that
     # only restates what was read ends the loop, which keeps simple questions at the walk's ranking
     reading: str = setting("step", "how the model reads between rounds: step (it writes the next step of "
@@ -112,7 +112,7 @@ class InvestigateSettings:
     # The places after the passages read, when a step restates them: top k = show (the generated and hand-written
     # sets, at 3) leaves none, so only the sets at 5 chose: 2wiki_first20 0.925 -> 0.938, 2wiki_q121_220 0.863 ->
     # 0.890, hotpotqa_train100 0.910 -> 0.910; the question with the step searched together did worse (0.912, 0.885,
-    # 0.905). docs/investigate.md has the commands.
+    # 0.905). docs/investigate-choices.md has the commands.
     after_answer: str = setting("step", "when a step restates the passages read, the top k's places after them go "
                                 "to: step (a search of the step, round robin with the ranking's unread tail) or walk "
                                 "(the ranking's unread tail alone)", choices=AFTER_ANSWER)
@@ -124,7 +124,7 @@ class InvestigateSettings:
                               "passage not judged so")
     # Seeds 100-115: question 7 (motive and opportunity) 0.000 -> 0.354, sense-making 0.406 -> 0.524 (mean of types
     # 0.779 -> 0.818); of the other choosing sets' questions only one asks so (ashcombe_hoard), and the rest are
-    # unchanged by construction (docs/investigate.md has the figures and the commands)
+    # unchanged by construction (docs/investigate-choices.md has the figures and the commands)
     check_suspect: bool = setting(True, "when the question asks who meets several conditions (\"who had both a "
                                   "motive and the opportunity?\"), the model names the one person the trail points "
                                   "to, and the top k goes to what a search of that name finds beyond the passages "
@@ -133,7 +133,7 @@ class InvestigateSettings:
     # generated seeds 100-115 and ashcombe_hoard ask such a question): reading the top k's graph links, seven
     # passages, with the hop: mean +0.0048 (generated 0.818 -> 0.830, question 7 0.354 -> 0.458; ashcombe_hoard 0.651
     # -> 0.673); the ranking's next five +0.002, links without the hop +0.003 at best, the hop without links lower
-    # (question 7 0.292). docs/investigate.md has the grid and the commands.
+    # (question 7 0.292). docs/investigate-choices.md has the grid and the commands.
     suspect_reads: int = setting(7, "passages the model reads to name the suspect: the top k first, then what "
                                  "suspect_beyond says", minimum=1, maximum=10)
     suspect_beyond: str = setting("links", "what the model reads to name the suspect after the top k: links (each "
@@ -145,7 +145,7 @@ class InvestigateSettings:
                                 "to the sighting of the car")
     # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05: 1 -> 2 raised seeds 100-115 0.827 -> 0.834
     # (three question 7s), lowered no choosing set, and on seeds 132-139, made before it was fixed, four question 7s
-    # rose (Recall summed +1.333) and none fell. docs/investigate.md has the probe and the commands.
+    # rose (Recall summed +1.333) and none fell. docs/investigate-choices.md has the probe and the commands.
     suspect_hop_finds: int = setting(2, "with suspect_hop, how many of the name's best finds each bring the passage "
                                      "it shares its most specific phrase with (round robin with the finds)",
                                      minimum=1, maximum=3)

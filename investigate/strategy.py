@@ -21,7 +21,7 @@ LEADS = InvestigateSettings(reading="leads")   # the defaults of a loop whose on
 # The blind loop at its best, so the page shows what reading adds over following the graph, not over the walk at
 # settings chosen for a reader: of its looping configurations, trail merge with one lead and two rounds did best on
 # the grid (seeds 100-115: 0.774) and by the suite rule (mean over the five choosing sets 0.644; rrf with two rounds
-# 0.607; the reading loop's trail with three rounds 0.554). docs/investigate.md has the commands.
+# 0.607; the reading loop's trail with three rounds 0.554). docs/investigate-choices.md has the commands.
 WALK = replace(LEADS, merge="trail", leads=1, steps=2)
 WALK_PARAMS = params_of(WALK, exclude=LEADS_ONLY)
 
