@@ -668,6 +668,10 @@ INVESTIGATION_ROWS = (("naive", "naive"), ("hipporag", "HippoRAG"),
                       ("investigate-gold", "investigate, perfect reader"))
 
 
+# the runs that made the further seeds' readings afresh (investigation_unseen reads them from the response cache)
+UNSEEN_READ_BY = ("investigation_seeds148_defaults", "investigation_seeds156_defaults")
+
+
 def _investigation(results, quick: bool, load) -> list[str]:
     """Investigation mode beside the one-shot strategies: generated report seeds, the bundled case, MuSiQue."""
     inv = load(results, "investigation")
@@ -709,6 +713,9 @@ def _investigation(results, quick: bool, load) -> list[str]:
     unseen = load(results, "investigation_unseen")
     if unseen and unseen.get("generated"):
         rows = unseen["generated"]["rows"]
+        fresh = {name: load(results, name) for name in UNSEEN_READ_BY}
+        made_by = " and ".join(f"{seconds('generated', 'investigate', run)} in results/{name}.json"
+                               for name, run in fresh.items() if run)
         out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, made after the defaults were last changed "
                 "(check_ties, 2026-12-05); seeds 148-155 and 156-163 each judged one candidate since, neither kept, "
                 "so nothing was chosen on them "
@@ -716,8 +723,8 @@ def _investigation(results, quick: bool, load) -> list[str]:
                 "Recall@3 by question type: `python benchmarks/investigation.py --sets generated "
                 f"--seeds {rows[0]['seed']}-{rows[-1]['seed']} --out investigation_unseen` (measured "
                 f"{unseen['environment']['date']} at {unseen['environment']['commit']}; its readings came from the "
-                "response cache, made by the run that read them afresh, whose LLM seconds a question are in "
-                "results/investigation_seeds148_defaults.json and investigation_seeds156_defaults.json).", ""]
+                "response cache, made by the runs that read them afresh, whose median LLM seconds a question are "
+                f"{made_by}).", ""]
         out += generated_table(unseen)
     out += _investigation_ceiling(load(results, "investigation_ceiling"), load(results, "investigation_choose"))
     pearl = inv.get("pearl")
