@@ -364,7 +364,7 @@ class InvestigateRetriever:
         tied = self._round(pending, [], Reading(), [], "; ".join([why, *chain.links]), time.perf_counter())
         tied.ms = chain.ms
         ex.rounds.append(tied)
-        return chain.passages[:top_k] + [pid for pid in ranking if pid not in chain.passages][:top_k - len(chain.passages)]
+        return (chain.passages + [pid for pid in ranking if pid not in chain.passages])[:top_k]
 
     def _links(self, pid: str, besides: Sequence[str]) -> list[str]:
         """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first) not in

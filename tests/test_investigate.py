@@ -423,6 +423,7 @@ def test_the_chain_a_tie_question_asks_for_is_followed_through_phrases_the_quest
     assert "N3 -> N2 (Tobias Fenn)" in tied.why and "N2 -> N1 (QX41 VTR)" in tied.why
     longer = investigator(parts, WalkReader(), steps=1, tie_hops=3).retrieve(TIE_QUESTION, 5)
     assert longer.ids[:4] == ["N3", "N2", "N1", "X2"] and "N1 -> X" not in longer.explanation.rounds[-1].why
+    assert investigator(parts, WalkReader(), steps=1, tie_hops=3).retrieve(TIE_QUESTION, 3).ids == r.ids  # k, no more
     reads = CountingReader()
     filled = investigator(parts, reads, steps=3).retrieve(TIE_QUESTION, 3)
     assert filled.ids == r.ids and reads.calls == 0   # a chain that fills the top k leaves reading nothing to do
