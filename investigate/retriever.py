@@ -33,6 +33,7 @@ time; a chain that fills the top k leaves the loop no reading to do).
 """
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -46,7 +47,7 @@ from kg import KnowledgeGraph
 from kg.walk import HippoRAGRetriever, Walk
 
 from .readers import Namer, Reader, Reading
-from .suspects import asks_for_someone_by_conditions
+from .suspects import CONDITION_EVIDENCE, asks_for_someone_by_conditions, conditions_named
 from .ties import Tie, asks_what_ties
 
 MERGES = ("trail", "rrf")
@@ -149,6 +150,11 @@ class InvestigateSettings:
     suspect_hop_finds: int = setting(2, "with suspect_hop, how many of the name's best finds each bring the passage "
                                      "it shares its most specific phrase with (round robin with the finds)",
                                      minimum=1, maximum=3)
+    # Candidate (K), 2026-12-05 (J with the person's passages found by surname): off until the narrow rule has judged
+    # it on seeds 172-179 (docs/investigate-choices.md)
+    suspect_condition: bool = setting(False, "with check_suspect, a condition the question names that has generic "
+                                      "evidence words (a motive: \"needed money, held a grudge or stood to gain\") "
+                                      "puts the passage naming the person (by surname) that reads most like them (MiniLM) first")
     # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05: seeds 100-115 0.834 -> 0.864 and 116-123 0.803
     # -> 0.844 (question 8, "What ties X's vehicle to the theft?"), no choosing set lower (no other of their questions
     # asks so); on seeds 140-147, made after it was fixed, seven question 8s rose to 0.75 and one fell (Recall summed
@@ -325,12 +331,43 @@ class InvestigateRetriever:
         if p.suspect_hop and found:
             links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
             found = merged([[found], *links], "trail", len(self.graph.passage_ids))
-        checked = found[:top_k]
+        evidence = self._condition_evidence(question, person) if p.suspect_condition else []
+        checked = list(dict.fromkeys([*evidence, *found]))[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
-        ex.rounds.append(self._round(pending, [], Reading(), [], "the question asks who meets several conditions: "
-                                     "the person the trail points to is checked against them", started))
-        return checked + ranking[:top_k - len(checked)]
+        why = "the question asks who meets several conditions: the person the trail points to is checked against them"
+        if evidence:
+            why += f"; what reads most like their {' and '.join(self._named_conditions(question))}: {', '.join(evidence)}"
+        ex.rounds.append(self._round(pending, [], Reading(), [], why, started))
+        return checked + [pid for pid in ranking if pid not in checked][:top_k - len(checked)]
+
+    @staticmethod
+    def _named_conditions(question: str) -> list[str]:
+        """The conditions ``question`` names that have generic evidence words (``CONDITION_EVIDENCE``)."""
+        return [c for c in conditions_named(question) if c in CONDITION_EVIDENCE]
+
+    def _condition_evidence(self, question: str, person: str) -> list[str]:
+        """For each condition ``question`` names that has generic evidence words, the passage naming ``person`` (by
+        surname: ``_naming``) whose embedding is closest to those words; [] when it names none."""
+        conditions = self._named_conditions(question)
+        about = self._naming(person)
+        if not conditions or not about:
+            return []
+        g = self.graph
+        rows = [g.passage_ids.index(pid) for pid in about]
+        words = self.walker.embedder.embed([CONDITION_EVIDENCE[c] for c in conditions])
+        fit = g.passage_vectors[rows] @ words.T   # passages x conditions
+        return list(dict.fromkeys(about[int(np.argmax(fit[:, n]))] for n in range(len(conditions))))
+
+    def _naming(self, person: str) -> list[str]:
+        """The passages that name ``person`` by the last word of the name, whole and as written: "Ms. Crane" names
+        Victoria Crane as much as her full name does. (Not the graph's phrase nodes: OpenIE seldom makes "Ms.
+        Crane" a synonym of "Victoria Crane", and a record that calls her so was then out of reach.)"""
+        words = person.split()
+        if not words:
+            return []
+        surname = re.compile(rf"(?<!\w){re.escape(words[-1])}(?!\w)")
+        return [passage.id for passage in self.case.passages if surname.search(passage.text)]
 
     def _chain(self, tie: Tie, question: str, depth: int, hops: int, ex: Explanation) -> Chain:
         """The chain ``tie`` asks for: a search of ``tie.start`` gives its first passage (its best find), and each

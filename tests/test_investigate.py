@@ -9,7 +9,7 @@ from core.storage import Storage
 from indexes import BM25Index
 from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, StepReader, SuspectNamer, WalkReader, merged
 from investigate.readers import reading_messages
-from investigate.suspects import asks_for_someone_by_conditions
+from investigate.suspects import asks_for_someone_by_conditions, conditions_named
 from investigate.ties import asks_what_ties
 from kg import build_graph
 from kg.walk import HippoConfig, HippoRAGRetriever
@@ -260,19 +260,20 @@ def test_the_reader_keeps_only_offered_numbers_and_gives_up_softly(fault_server,
     assert "useful" not in reading_messages(QUESTION, case.passages[:2], ["x"], first=True)[0]["content"]
 
 
-@pytest.mark.parametrize("question, asks", [
-    ("Who had both a motive and the opportunity to take the painting?", True),
-    ("Who had the means, the opportunity and a reason to poison the dog?", True),
-    ("Who had a key to the cellar and knew the alarm code?", True),
-    ("Who owns the van and the boat?", True),      # the tagger takes "van" for a name; a name has a capital
-    ("Who drove the grey van that left Larkspur Hall?", False),
-    ("Who was born first, Ann Lee or Bob Ray?", False),
-    ("Whose card opened the door, and where was that person at nine?", False),
-    ("What did the gardener see and when?", False),
-    ("Who stood to gain from the will?", False),
+@pytest.mark.parametrize("question, asks, conditions", [
+    ("Who had both a motive and the opportunity to take the painting?", True, ("motive", "opportunity")),
+    ("Who had the means, the opportunity and a reason to poison the dog?", True, ("mean", "opportunity", "reason")),
+    ("Who had a key to the cellar and knew the alarm code?", True, ()),     # verbs, not nouns, coordinated
+    ("Who owns the van and the boat?", True, ("van", "boat")),   # the tagger takes "van" for a name; a name has a capital
+    ("Who drove the grey van that left Larkspur Hall?", False, ()),
+    ("Who was born first, Ann Lee or Bob Ray?", False, ()),
+    ("Whose card opened the door, and where was that person at nine?", False, ()),
+    ("What did the gardener see and when?", False, ()),
+    ("Who stood to gain from the will?", False, ()),
 ])
-def test_a_question_asks_for_a_suspect_when_it_asks_who_meets_several_conditions(question, asks):
+def test_a_question_asks_for_a_suspect_when_it_asks_who_meets_several_conditions(question, asks, conditions):
     assert asks_for_someone_by_conditions(question) is asks
+    assert conditions_named(question) == conditions
 
 
 SUSPECT_QUESTION = "Who had both the keys and the papers of the van with plate QX41 VTR?"
@@ -369,6 +370,43 @@ def test_the_suspects_second_find_brings_its_link_too(fault_server, ferry_parts)
     finds = investigator(ferry_parts, WalkReader(), namer, steps=1, suspect_hop=False).retrieve(SUSPECT_QUESTION, 3).ids
     second_link = next(p for p in graph.linked_passages(finds[1]) if p not in {*before, finds[0], "X3"})
     assert ids[1] == [finds[0], "X3", finds[1]] and ids[2] == [finds[0], "X3", second_link]
+
+
+@pytest.fixture()
+def ferry_parts_by_title(embedder):
+    """The ferry case with the bank letter naming the suspect by title and surname only ("Mr. Fenn owes ..."), as
+    records about a person often do; OpenIE gives it a node of its own."""
+    docs = [{**d, "text": "Mr. Fenn owes the Harbour Bank forty thousand pounds."} if d["id"] == "N3" else d
+            for d in [*DOCS, {"id": "N5", "title": "Choir", "text": "Tobias Fenn sang with the village choir."},
+                      {"id": "N6", "title": "Ferry", "text": "Tobias Fenn took the ferry to Dunmore."}]]
+    triples = [("N3", "Mr. Fenn", "owes", "Harbour Bank") if t[0] == "N3" else t for t in TRIPLES]
+    triples += [("N5", "Tobias Fenn", "sang with", "village choir"), ("N6", "Tobias Fenn", "took", "ferry")]
+    case = make_case(docs, [], [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in triples])
+    graph = build_graph(triples, case.passages, embedder)
+    return case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages)
+
+
+@pytest.mark.parametrize("case_parts", ["ferry_parts", "ferry_parts_by_title"])
+def test_a_named_motive_puts_the_persons_passage_that_reads_like_one_first(fault_server, case_parts, request):
+    """With suspect_condition, a question naming a motive gets, first in the check's top k, the passage naming the
+    person (in full or by surname) closest to the generic words for one (his debt to the bank, not his choir or his
+    ferry trip); a question whose conditions have no such words ranks as without it."""
+    parts_ = request.getfixturevalue(case_parts)
+    question = "Who had both a motive and the opportunity to take the grey van from Larkspur Hall?"
+    ids, why = {}, {}
+    for on in (False, True):
+        namer, _ = _namer(fault_server, "Tobias Fenn")
+        r = investigator(parts_, WalkReader(), namer, steps=1, suspect_condition=on).retrieve(question, 3)
+        ids[on], why[on] = r.ids, r.explanation.rounds[-1].why
+    assert ids[True][0] == "N3" and ids[False][0] != "N3" and len(ids[True]) == 3
+    assert "motive: N3" in why[True] and "reads most like" not in why[False]
+    assert ids[True][1:] == [pid for pid in ids[False] if pid != "N3"][:2]   # the check's own order follows
+    plain = {}
+    for on in (False, True):
+        namer, _ = _namer(fault_server, "Tobias Fenn")
+        plain[on] = investigator(parts_, WalkReader(), namer, steps=1,
+                                 suspect_condition=on).retrieve(SUSPECT_QUESTION, 3).ids
+    assert plain[True] == plain[False]                   # the keys and the papers: no generic words for them
 
 
 def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_is_not_in_the_passages(
