@@ -150,11 +150,14 @@ class InvestigateSettings:
     suspect_hop_finds: int = setting(2, "with suspect_hop, how many of the name's best finds each bring the passage "
                                      "it shares its most specific phrase with (round robin with the finds)",
                                      minimum=1, maximum=3)
-    # Candidate (K), 2026-12-05 (J with the person's passages found by surname): off until the narrow rule has judged
-    # it on seeds 172-179 (docs/investigate-choices.md)
-    suspect_condition: bool = setting(False, "with check_suspect, a condition the question names that has generic "
+    # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05, candidate (K): seeds 100-115 0.864 -> 0.880 and
+    # 116-123 0.844 -> 0.868, no choosing set lower (no other of their questions names a motive); on seeds 172-179,
+    # made after it was fixed, four question 7s rose and none fell (Recall summed +1.333). (J), the same with the
+    # person's passages taken from the graph's name nodes, was not kept: docs/investigate-choices.md.
+    suspect_condition: bool = setting(True, "with check_suspect, a condition the question names that has generic "
                                       "evidence words (a motive: \"needed money, held a grudge or stood to gain\") "
-                                      "puts the passage naming the person (by surname) that reads most like them (MiniLM) first")
+                                      "puts the passage naming the person (by surname) that reads most like them "
+                                      "(MiniLM) first")
     # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05: seeds 100-115 0.834 -> 0.864 and 116-123 0.803
     # -> 0.844 (question 8, "What ties X's vehicle to the theft?"), no choosing set lower (no other of their questions
     # asks so); on seeds 140-147, made after it was fixed, seven question 8s rose to 0.75 and one fell (Recall summed
