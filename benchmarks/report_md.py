@@ -669,7 +669,8 @@ INVESTIGATION_ROWS = (("naive", "naive"), ("hipporag", "HippoRAG"),
 
 
 # the runs that made the further seeds' readings afresh (investigation_unseen reads them from the response cache)
-UNSEEN_READ_BY = ("investigation_seeds148_defaults", "investigation_seeds156_defaults")
+UNSEEN_READ_BY = ("investigation_seeds156_defaults", "investigation_seeds164_defaults",
+                  "investigation_seeds172_defaults")
 
 
 def _investigation(results, quick: bool, load) -> list[str]:
@@ -714,12 +715,13 @@ def _investigation(results, quick: bool, load) -> list[str]:
     if unseen and unseen.get("generated"):
         rows = unseen["generated"]["rows"]
         fresh = {name: load(results, name) for name in UNSEEN_READ_BY}
-        made_by = " and ".join(f"{seconds('generated', 'investigate', run)} in results/{name}.json"
+        made_by = ", ".join(f"{seconds('generated', 'investigate', run)} in results/{name}.json"
                                for name, run in fresh.items() if run)
-        out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, made after the defaults were last changed "
-                "(check_ties, 2026-12-05); seeds 148-155 and 156-163 each judged one candidate since, neither kept, "
-                "so nothing was chosen on them "
-                "and the defaults are the ones they were made after (docs/investigate.md, \"The narrow rule\"), "
+        out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, on which nothing was chosen: each eight "
+                "judged one candidate of the narrow rule after it was fixed, 156-163 and 164-171 two not kept, "
+                "172-179 suspect_condition, the last default changed (2026-12-05; the probe it came from read seeds "
+                "100-155, and its fix of candidate (J) read (J)'s picks on 100-171; docs/investigate.md, \"The "
+                "narrow rule\"), "
                 "Recall@3 by question type: `python benchmarks/investigation.py --sets generated "
                 f"--seeds {rows[0]['seed']}-{rows[-1]['seed']} --out investigation_unseen` (measured "
                 f"{unseen['environment']['date']} at {unseen['environment']['commit']}; its readings came from the "
