@@ -353,24 +353,23 @@ class InvestigateRetriever:
         """For each condition ``question`` names that has generic evidence words, the passage naming ``person`` (by
         surname: ``_naming``) whose embedding is closest to those words; [] when it names none."""
         conditions = self._named_conditions(question)
-        about = self._naming(person)
-        if not conditions or not about:
+        rows = self._naming(person) if conditions else []
+        if not rows:
             return []
         g = self.graph
-        rows = [g.passage_ids.index(pid) for pid in about]
         words = self.walker.embedder.embed([CONDITION_EVIDENCE[c] for c in conditions])
         fit = g.passage_vectors[rows] @ words.T   # passages x conditions
-        return list(dict.fromkeys(about[int(np.argmax(fit[:, n]))] for n in range(len(conditions))))
+        return list(dict.fromkeys(g.passage_ids[rows[int(np.argmax(fit[:, n]))]] for n in range(len(conditions))))
 
-    def _naming(self, person: str) -> list[str]:
-        """The passages that name ``person`` by the last word of the name, whole and as written: "Ms. Crane" names
-        Victoria Crane as much as her full name does. (Not the graph's phrase nodes: OpenIE seldom makes "Ms.
-        Crane" a synonym of "Victoria Crane", and a record that calls her so was then out of reach.)"""
-        words = person.split()
+    def _naming(self, person: str) -> list[int]:
+        """The graph's rows of the passages that name ``person`` by the last word of the name, whole and as written:
+        "Ms. Crane" names Victoria Crane as much as her full name does. (Not the graph's phrase nodes: OpenIE seldom
+        makes "Ms. Crane" a synonym of "Victoria Crane", and a record that calls her so was then out of reach.)"""
+        words = re.findall(r"\w[\w'-]*", person)
         if not words:
             return []
         surname = re.compile(rf"(?<!\w){re.escape(words[-1])}(?!\w)")
-        return [passage.id for passage in self.case.passages if surname.search(passage.text)]
+        return [row for row, pid in enumerate(self.graph.passage_ids) if surname.search(self.case.passage(pid).text)]
 
     def _chain(self, tie: Tie, question: str, depth: int, hops: int, ex: Explanation) -> Chain:
         """The chain ``tie`` asks for: a search of ``tie.start`` gives its first passage (its best find), and each
