@@ -27,9 +27,10 @@ merge's unread tail: on a question of several hops the restated fact is often a 
 those places should hold.
 
 Two kinds of question get a check of their own after the loop (``InvestigateSettings``): one that asks who meets
-several conditions (``check_suspect``: the person the trail points to is named and searched) and one that asks what
-ties one thing to another (``check_ties``: the chain from the first thing's best find, one most specific link at a
-time; a chain that fills the top k leaves the loop no reading to do).
+several conditions (``check_suspect``: the person the trail points to is named and searched, and a motive the
+question names puts first what of theirs reads like one) and one that asks what ties one thing to another
+(``check_ties``: the chain from the first thing's best find, one most specific link at a time; a chain that fills
+the top k leaves the loop no reading to do).
 """
 from __future__ import annotations
 
@@ -314,8 +315,9 @@ class InvestigateRetriever:
                        mass: np.ndarray, ex: Explanation) -> list[str]:
         """The top k (``ranking``) once the person the trail points to is checked: ``namer`` reads ``read`` (its cost
         and its answer go on the last round), and if it names someone, a search of the name is a round of its own
-        whose finds beyond the top k (with ``suspect_hop``, round robin with the best finds' links) take its places
-        (the ranking's own fill any left). Its walk joins ``mass``."""
+        whose finds beyond the top k (with ``suspect_hop``, round robin with the best finds' links) take its places,
+        after the passage of theirs that reads most like a condition the question names (``suspect_condition``); the
+        ranking's own fill any left. Its walk joins ``mass``."""
         top_k = len(ranking)
         with ex.stage("suspect named", "the question asks who meets several conditions", llm=True):
             named = namer.name(question, self._in_sight(read, p.passage_chars))
