@@ -159,10 +159,6 @@ class InvestigateSettings:
                                       "evidence words (a motive: \"needed money, held a grudge or stood to gain\") "
                                       "puts the passage naming the person (by surname) that reads most like them "
                                       "(MiniLM) first")
-    # Candidate (L), 2026-12-05: off until the narrow rule has judged it on seeds 180-187 (docs/investigate-choices.md)
-    suspect_apart: bool = setting(False, "with suspect_condition, the finds that share a phrase (one that does not "
-                                  "name the person) with the condition's passage come after the others: the places "
-                                  "go first to other lines of evidence")
     # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05: seeds 100-115 0.834 -> 0.864 and 116-123 0.803
     # -> 0.844 (question 8, "What ties X's vehicle to the theft?"), no choosing set lower (no other of their questions
     # asks so); on seeds 140-147, made after it was fixed, seven question 8s rose to 0.75 and one fell (Recall summed
@@ -341,8 +337,6 @@ class InvestigateRetriever:
             links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
             found = merged([[found], *links], "trail", len(self.graph.passage_ids))
         evidence = self._condition_evidence(question, person) if p.suspect_condition else []
-        if evidence and p.suspect_apart:
-            found = self._apart(found, evidence, person)
         checked = list(dict.fromkeys([*evidence, *found]))[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
@@ -369,29 +363,14 @@ class InvestigateRetriever:
         fit = g.passage_vectors[rows] @ words.T   # passages x conditions
         return list(dict.fromkeys(g.passage_ids[rows[int(np.argmax(fit[:, n]))]] for n in range(len(conditions))))
 
-    def _apart(self, finds: list[str], evidence: Sequence[str], person: str) -> list[str]:
-        """``finds`` with those that share a phrase with ``evidence`` moved after the rest, phrases that name
-        ``person`` aside (every find names them): a passage the condition's passage already ties to says what it
-        says, and the places go first to other lines of evidence."""
-        surname = self._surname(person)
-        g = self.graph
-        own = [i for i, phrase in enumerate(g.phrases) if surname and surname.search(phrase)]
-        near = {other for pid in evidence for other in g.linked_passages(pid, own)}
-        return [pid for pid in finds if pid not in near] + [pid for pid in finds if pid in near]
-
-    @staticmethod
-    def _surname(person: str) -> re.Pattern[str] | None:
-        """The last word of ``person``'s name, whole and as written, as a pattern; None when the name has no word."""
-        words = re.findall(r"\w[\w'-]*", person)
-        return re.compile(rf"(?<!\w){re.escape(words[-1])}(?!\w)") if words else None
-
     def _naming(self, person: str) -> list[int]:
         """The graph's rows of the passages that name ``person`` by the last word of the name, whole and as written:
         "Ms. Crane" names Victoria Crane as much as her full name does. (Not the graph's phrase nodes: OpenIE seldom
         makes "Ms. Crane" a synonym of "Victoria Crane", and a record that calls her so was then out of reach.)"""
-        surname = self._surname(person)
-        if surname is None:
+        words = re.findall(r"\w[\w'-]*", person)
+        if not words:
             return []
+        surname = re.compile(rf"(?<!\w){re.escape(words[-1])}(?!\w)")
         return [row for row, pid in enumerate(self.graph.passage_ids) if surname.search(self.case.passage(pid).text)]
 
     def _chain(self, tie: Tie, question: str, depth: int, hops: int, ex: Explanation) -> Chain:

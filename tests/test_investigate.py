@@ -409,38 +409,6 @@ def test_a_named_motive_puts_the_persons_passage_that_reads_like_one_first(fault
     assert plain[True] == plain[False]                   # the keys and the papers: no generic words for them
 
 
-@pytest.fixture()
-def ferry_statement_parts(embedder):
-    """The ferry case with the suspect's own statement, which names the bank his debt is owed to."""
-    docs = [*DOCS, {"id": "N5", "title": "Choir", "text": "Tobias Fenn sang with the village choir."},
-            {"id": "N6", "title": "Ferry", "text": "Tobias Fenn took the ferry to Dunmore."},
-            {"id": "N7", "title": "Statement", "text": "Tobias Fenn, a clerk at the Harbour Bank, said he was home "
-                                                        "all evening."}]
-    triples = [*TRIPLES, ("N5", "Tobias Fenn", "sang with", "village choir"), ("N6", "Tobias Fenn", "took", "ferry"),
-               ("N7", "Tobias Fenn", "clerk at", "Harbour Bank")]
-    case = make_case(docs, [], [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in triples])
-    graph = build_graph(triples, case.passages, embedder)
-    return case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages)
-
-
-def test_a_find_the_motive_passage_ties_to_gives_its_place_to_another_line_of_evidence(fault_server,
-                                                                                         ferry_statement_parts):
-    """With suspect_apart, a find that shares a phrase with the motive's passage (his statement names the bank he
-    owes) comes after the finds that do not; the name every find shares ties nothing, so the others keep their
-    order."""
-    graph = ferry_statement_parts[1]
-    assert graph.linked_passages("N3")[0] == "N7"          # the bank: the motive's passage's most specific link
-    question = "Who had both a motive and the opportunity to take the grey van from Larkspur Hall?"
-    ids = {}
-    for on in (False, True):
-        namer, _ = _namer(fault_server, "Tobias Fenn")
-        ids[on] = investigator(ferry_statement_parts, WalkReader(), namer, steps=1,
-                               suspect_apart=on).retrieve(question, 4).ids
-    assert ids[False][0] == ids[True][0] == "N3" and len(ids[True]) == 4
-    assert "N7" in ids[False] and "N7" not in ids[True]
-    assert [pid for pid in ids[False] if pid != "N7"] == ids[True][:3]
-
-
 def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_is_not_in_the_passages(
         fault_server, parts):
     namer, prompts = _namer(fault_server, "Tobias Fenn")
