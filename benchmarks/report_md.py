@@ -670,7 +670,7 @@ INVESTIGATION_ROWS = (("naive", "naive"), ("hipporag", "HippoRAG"),
 
 # the runs that made the further seeds' readings afresh (investigation_unseen reads them from the response cache)
 UNSEEN_READ_BY = ("investigation_seeds156_defaults", "investigation_seeds164_defaults",
-                  "investigation_seeds172_defaults")
+                  "investigation_seeds172_defaults", "investigation_seeds180_defaults")
 
 
 def _investigation(results, quick: bool, load) -> list[str]:
@@ -718,10 +718,10 @@ def _investigation(results, quick: bool, load) -> list[str]:
         made_by = ", ".join(f"{seconds('generated', 'investigate', run)} in results/{name}.json"
                                for name, run in fresh.items() if run)
         out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, on which nothing was chosen: each eight "
-                "judged one candidate of the narrow rule after it was fixed, 156-163 and 164-171 two not kept, "
-                "172-179 suspect_condition, the last default changed (2026-12-05; the probe it came from read seeds "
-                "100-155, and its fix of candidate (J) read (J)'s picks on 100-171; docs/investigate.md, \"The "
-                "narrow rule\"), "
+                "judged one candidate of the narrow rule after it was fixed, 156-163, 164-171 and 180-187 three not "
+                "kept, 172-179 suspect_condition, the last default changed (2026-12-05; the probe it came from read "
+                "seeds 100-155, and its fix of candidate (J) read (J)'s picks on 100-171; seeds 180-187 were made "
+                "after it was on; docs/investigate.md, \"The narrow rule\"), "
                 "Recall@3 by question type: `python benchmarks/investigation.py --sets generated "
                 f"--seeds {rows[0]['seed']}-{rows[-1]['seed']} --out investigation_unseen` (measured "
                 f"{unseen['environment']['date']} at {unseen['environment']['commit']}; its readings came from the "
