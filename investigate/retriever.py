@@ -336,32 +336,29 @@ class InvestigateRetriever:
         if p.suspect_hop and found:
             links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
             found = merged([[found], *links], "trail", len(self.graph.passage_ids))
-        evidence = self._condition_evidence(question, person) if p.suspect_condition else []
-        checked = list(dict.fromkeys([*evidence, *found]))[:top_k]
+        evidence = self._condition_evidence(question, person) if p.suspect_condition else {}
+        picked = list(dict.fromkeys(evidence.values()))
+        checked = list(dict.fromkeys([*picked, *found]))[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
         why = "the question asks who meets several conditions: the person the trail points to is checked against them"
         if evidence:
-            why += f"; what reads most like their {' and '.join(self._named_conditions(question))}: {', '.join(evidence)}"
+            why += f"; what reads most like their {' and '.join(evidence)}: {', '.join(picked)}"
         ex.rounds.append(self._round(pending, [], Reading(), [], why, started))
         return checked + [pid for pid in ranking if pid not in checked][:top_k - len(checked)]
 
-    @staticmethod
-    def _named_conditions(question: str) -> list[str]:
-        """The conditions ``question`` names that have generic evidence words (``CONDITION_EVIDENCE``)."""
-        return [c for c in conditions_named(question) if c in CONDITION_EVIDENCE]
-
-    def _condition_evidence(self, question: str, person: str) -> list[str]:
-        """For each condition ``question`` names that has generic evidence words, the passage naming ``person`` (by
-        surname: ``_naming``) whose embedding is closest to those words; [] when it names none."""
-        conditions = self._named_conditions(question)
+    def _condition_evidence(self, question: str, person: str) -> dict[str, str]:
+        """For each condition ``question`` names that has generic evidence words (``CONDITION_EVIDENCE``), the
+        passage naming ``person`` (by surname: ``_naming``) whose embedding is closest to those words; {} when it
+        names none."""
+        conditions = [c for c in conditions_named(question) if c in CONDITION_EVIDENCE]
         rows = self._naming(person) if conditions else []
         if not rows:
-            return []
+            return {}
         g = self.graph
         words = self.walker.embedder.embed([CONDITION_EVIDENCE[c] for c in conditions])
         fit = g.passage_vectors[rows] @ words.T   # passages x conditions
-        return list(dict.fromkeys(g.passage_ids[rows[int(np.argmax(fit[:, n]))]] for n in range(len(conditions))))
+        return {c: g.passage_ids[rows[int(np.argmax(fit[:, n]))]] for n, c in enumerate(conditions)}
 
     def _naming(self, person: str) -> list[int]:
         """The graph's rows of the passages that name ``person`` by the last word of the name, whole and as written:
