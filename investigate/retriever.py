@@ -159,6 +159,12 @@ class InvestigateSettings:
                                       "evidence words (a motive: \"needed money, held a grudge or stood to gain\") "
                                       "puts the passage naming the person (by surname) that reads most like them "
                                       "(MiniLM) first")
+    suspect_opportunity: bool = setting(False, "with check_suspect, an opportunity the question names puts first the "
+                                        "passage that places something of the person's at the scene: the most "
+                                        "specific link of a passage naming them (by surname) that names no one of "
+                                        "theirs and shares a phrase with the question's own best finds (a "
+                                        "registry's plate leads to the car's sighting by the house), then that "
+                                        "passage of theirs")
     # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05: seeds 100-115 0.834 -> 0.864 and 116-123 0.803
     # -> 0.844 (question 8, "What ties X's vehicle to the theft?"), no choosing set lower (no other of their questions
     # asks so); on seeds 140-147, made after it was fixed, seven question 8s rose to 0.75 and one fell (Recall summed
@@ -263,7 +269,8 @@ class InvestigateRetriever:
                 beyond = final_ranking(searches, answered, aside, p.merge, max(top_k, p.suspect_reads),
                                        len(g.passage_ids))
             reads = (ranking + [pid for pid in beyond if pid not in ranking])[:p.suspect_reads]
-            ranking = self._check_suspect(self.namer, question, ranking, reads, p, mass, ex)
+            ranking = self._check_suspect(self.namer, question, ranking, reads, p, mass, ex,
+                                          scene=first.retrieval.ids[:p.show])
             seeds_by_round += [r.seeds for r in ex.rounds[before:]]
         if chain is not None:
             ranking = self._follow(chain, ranking, mass, ex)
@@ -312,7 +319,7 @@ class InvestigateRetriever:
         return filled, found
 
     def _check_suspect(self, namer: Namer, question: str, ranking: list[str], read: list[str], p: InvestigateSettings,
-                       mass: np.ndarray, ex: Explanation) -> list[str]:
+                       mass: np.ndarray, ex: Explanation, scene: Sequence[str] = ()) -> list[str]:
         """The top k (``ranking``) once the person the trail points to is checked: ``namer`` reads ``read`` (its cost
         and its answer go on the last round), and if it names someone, a search of the name is a round of its own
         whose finds beyond the top k (with ``suspect_hop``, round robin with the best finds' links) take its places,
@@ -337,6 +344,8 @@ class InvestigateRetriever:
             links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
             found = merged([[found], *links], "trail", len(self.graph.passage_ids))
         evidence = self._condition_evidence(question, person) if p.suspect_condition else {}
+        if p.suspect_opportunity:
+            evidence.update(self._opportunity_evidence(question, person, ids, scene))
         picked = list(dict.fromkeys(evidence.values()))
         checked = list(dict.fromkeys([*picked, *found]))[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
@@ -359,6 +368,28 @@ class InvestigateRetriever:
         words = self.walker.embedder.embed([CONDITION_EVIDENCE[c] for c in conditions])
         fit = g.passage_vectors[rows] @ words.T   # passages x conditions
         return {c: g.passage_ids[rows[int(np.argmax(fit[:, n]))]] for n, c in enumerate(conditions)}
+
+    def _opportunity_evidence(self, question: str, person: str, found: Sequence[str],
+                              scene: Sequence[str]) -> dict[str, str]:
+        """For a question that names an opportunity: the passage that places something of ``person``'s at the scene
+        (``scene``: the question's own best finds), found from the passages naming them (``_naming``, in the name's
+        search order ``found``) one most specific link away, and the passage of theirs it came from; {} when none
+        does. A phrase the question names links nothing, and a link must name none of theirs: their own statements
+        are the name's finds already."""
+        if "opportunity" not in conditions_named(question):
+            return {}
+        g = self.graph
+        theirs = [g.passage_ids[row] for row in self._naming(person)]
+        rank = {pid: n for n, pid in enumerate(found)}
+        theirs.sort(key=lambda pid: rank.get(pid, len(rank)))
+        asked = set(g.phrases_named_in(question))
+        away = set(theirs) | set(scene)
+        at_scene = {i for pid in scene if pid not in theirs for i in g.phrases_of(pid)} - asked
+        for pid in theirs:
+            link = next((o for o in g.linked_passages(pid, avoid=asked) if o not in away), None)
+            if link is not None and at_scene & set(g.phrases_of(link)):
+                return {"opportunity": link, "opportunity's tie": pid}
+        return {}
 
     def _naming(self, person: str) -> list[int]:
         """The graph's rows of the passages that name ``person`` by the last word of the name, whole and as written:
