@@ -159,7 +159,11 @@ class InvestigateSettings:
                                       "evidence words (a motive: \"needed money, held a grudge or stood to gain\") "
                                       "puts the passage naming the person (by surname) that reads most like them "
                                       "(MiniLM) first")
-    suspect_opportunity: bool = setting(False, "with check_suspect, an opportunity the question names puts first the "
+    # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05, candidate (N): seeds 100-115 0.880 -> 0.889 and
+    # 116-123 0.868 -> 0.881, no choosing set lower (no other of their questions names an opportunity); on seeds
+    # 188-195, made after it was fixed, one question 7 rose and none fell (+0.667), and on the 88 other generated
+    # seeds 17 rose (each to 1.0) and none fell: the steady form. docs/investigate-choices.md has the commands.
+    suspect_opportunity: bool = setting(True, "with check_suspect, an opportunity the question names puts first the "
                                         "passage that places something of the person's at the scene: the most "
                                         "specific link of a passage naming them (by surname) that names no one of "
                                         "theirs and shares a phrase with the question's own best finds (a "
@@ -344,15 +348,17 @@ class InvestigateRetriever:
             links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
             found = merged([[found], *links], "trail", len(self.graph.passage_ids))
         evidence = self._condition_evidence(question, person) if p.suspect_condition else {}
-        if p.suspect_opportunity:
-            evidence.update(self._opportunity_evidence(question, person, ids, scene))
-        picked = list(dict.fromkeys(evidence.values()))
+        at_scene = self._opportunity_evidence(question, person, ids, scene) if p.suspect_opportunity else ()
+        picked = list(dict.fromkeys([*evidence.values(), *at_scene]))
         checked = list(dict.fromkeys([*picked, *found]))[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
         why = "the question asks who meets several conditions: the person the trail points to is checked against them"
         if evidence:
-            why += f"; what reads most like their {' and '.join(evidence)}: {', '.join(picked)}"
+            why += f"; what reads most like their {' and '.join(evidence)}: " + \
+                ", ".join(dict.fromkeys(evidence.values()))
+        if at_scene:
+            why += f"; what places something of theirs at the scene: {at_scene[0]} (through {at_scene[1]})"
         ex.rounds.append(self._round(pending, [], Reading(), [], why, started))
         return checked + [pid for pid in ranking if pid not in checked][:top_k - len(checked)]
 
@@ -370,14 +376,14 @@ class InvestigateRetriever:
         return {c: g.passage_ids[rows[int(np.argmax(fit[:, n]))]] for n, c in enumerate(conditions)}
 
     def _opportunity_evidence(self, question: str, person: str, found: Sequence[str],
-                              scene: Sequence[str]) -> dict[str, str]:
+                              scene: Sequence[str]) -> tuple[str, str] | tuple[()]:
         """For a question that names an opportunity: the passage that places something of ``person``'s at the scene
         (``scene``: the question's own best finds), found from the passages naming them (``_naming``, in the name's
-        search order ``found``) one most specific link away, and the passage of theirs it came from; {} when none
+        search order ``found``) one most specific link away, and the passage of theirs it came from; () when none
         does. A phrase the question names links nothing, and a link must name none of theirs: their own statements
         are the name's finds already."""
         if "opportunity" not in conditions_named(question):
-            return {}
+            return ()
         g = self.graph
         theirs = [g.passage_ids[row] for row in self._naming(person)]
         rank = {pid: n for n, pid in enumerate(found)}
@@ -388,8 +394,8 @@ class InvestigateRetriever:
         for pid in theirs:
             link = next((o for o in g.linked_passages(pid, avoid=asked) if o not in away), None)
             if link is not None and at_scene & set(g.phrases_of(link)):
-                return {"opportunity": link, "opportunity's tie": pid}
-        return {}
+                return link, pid
+        return ()
 
     def _naming(self, person: str) -> list[int]:
         """The graph's rows of the passages that name ``person`` by the last word of the name, whole and as written:

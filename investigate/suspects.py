@@ -16,7 +16,8 @@ PERSON_WORDS = ("who", "whom", "whose")   # the question words that ask for a pe
 # What a condition the question names looks like in the evidence about a person, in generic words (the issue's
 # decomposition of a motive: who needed money, held a grudge, stood to gain). Only the motive: the evidence of the
 # opportunity mostly does not name the person (a car's sighting), and what does (their own statement of where they
-# were) reads most like "was at the place at the time".
+# were) reads most like "was at the place at the time"; the loop finds it through the graph instead
+# (``InvestigateSettings.suspect_opportunity``).
 CONDITION_EVIDENCE = {"motive": "needed money, held a grudge or stood to gain"}
 
 

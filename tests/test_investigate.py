@@ -409,6 +409,42 @@ def test_a_named_motive_puts_the_persons_passage_that_reads_like_one_first(fault
     assert plain[True] == plain[False]                   # the keys and the papers: no generic words for them
 
 
+@pytest.fixture()
+def clock_parts(embedder):
+    """A theft at Larkspur Hall (T1) beside the bridge case, whose registry (N2) names only the plate and Tobias
+    Fenn: the plate leads to the van seen leaving the hall (N1), which names no one."""
+    docs = [{"id": "T1", "title": "Theft", "text": "The silver clock was taken from Larkspur Hall on Friday."},
+            *[{**d, "text": "Plate QX41 VTR is registered to Tobias Fenn."} if d["id"] == "N2" else d for d in DOCS]]
+    triples = [("T1", "silver clock", "taken from", "Larkspur Hall"),
+               *[t for t in TRIPLES if t[:2] != ("N2", "Tobias Fenn")]]
+    case = make_case(docs, [], [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in triples])
+    graph = build_graph(triples, case.passages, embedder)
+    return case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages)
+
+
+def test_a_named_opportunity_puts_what_places_the_persons_van_at_the_scene_first(fault_server, clock_parts):
+    """With suspect_opportunity, the passages of the person's one most specific link away (the registry's plate
+    leads to the van seen leaving the hall), one that shares a phrase the question does not name with the question's
+    own best find (the theft, by the hall) is the opportunity's evidence, with the passage of theirs it came from,
+    after the motive's; a question naming no opportunity, or a scene the link shares nothing with, gets none."""
+    question = "Who had both a motive and the opportunity to take the silver clock?"
+    namer, _ = _namer(fault_server, "Tobias Fenn")
+    loop = investigator(clock_parts, WalkReader(), namer, steps=1, show=1)
+    pick = ("N1", "N2")
+    assert loop._opportunity_evidence(question, "Tobias Fenn", ["N3", "N2"], ["T1"]) == pick
+    assert loop._opportunity_evidence(question, "Tobias Fenn", ["N2"], ["X2"]) == ()   # the bakery: no shared phrase
+    assert loop._opportunity_evidence("Who had both a motive and the means to take the silver clock?",
+                                      "Tobias Fenn", ["N2"], ["T1"]) == ()
+    r = loop.retrieve(question, 3)
+    assert r.explanation.rounds[-1].searched == ["Tobias Fenn"]
+    assert "at the scene: N1 (through N2)" in r.explanation.rounds[-1].why
+    assert r.ids == ["N3", "N1", "N2"]                    # the debt, the van at the hall, the registry
+    namer, _ = _namer(fault_server, "Tobias Fenn")
+    off = investigator(clock_parts, WalkReader(), namer, steps=1, show=1,
+                       suspect_opportunity=False).retrieve(question, 3).ids
+    assert off[0] == "N3" and off != r.ids
+
+
 def test_no_suspect_is_checked_when_the_question_is_of_another_form_or_the_name_is_not_in_the_passages(
         fault_server, parts):
     namer, prompts = _namer(fault_server, "Tobias Fenn")
