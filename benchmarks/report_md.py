@@ -670,7 +670,8 @@ INVESTIGATION_ROWS = (("naive", "naive"), ("hipporag", "HippoRAG"),
 
 # the runs that made the further seeds' readings afresh (investigation_unseen reads them from the response cache)
 UNSEEN_READ_BY = ("investigation_seeds156_defaults", "investigation_seeds164_defaults",
-                  "investigation_seeds172_defaults", "investigation_seeds180_defaults")
+                  "investigation_seeds172_defaults", "investigation_seeds180_defaults",
+                  "investigation_seeds188_defaults")
 
 
 def _investigation(results, quick: bool, load) -> list[str]:
@@ -717,11 +718,12 @@ def _investigation(results, quick: bool, load) -> list[str]:
         fresh = {name: load(results, name) for name in UNSEEN_READ_BY}
         made_by = ", ".join(f"{seconds('generated', 'investigate', run)} in results/{name}.json"
                                for name, run in fresh.items() if run)
-        out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, on which nothing was chosen: each eight "
+        out += [f"Generated seeds {rows[0]['seed']}-{rows[-1]['seed']}, on which nothing was tuned: each eight "
                 "judged one candidate of the narrow rule after it was fixed, 156-163, 164-171 and 180-187 three not "
-                "kept, 172-179 suspect_condition, the last default changed (2026-12-05; the probe it came from read "
-                "seeds 100-155, and its fix of candidate (J) read (J)'s picks on 100-171; seeds 180-187 were made "
-                "after it was on; docs/investigate.md, \"The narrow rule\"), "
+                "kept, 172-179 suspect_condition and 188-195 suspect_opportunity, the last default changed "
+                "(2026-12-05; it came from the loss pattern on seeds 100-187, and its steady form counted its "
+                "questions up and down on every generated seed before 188, these included; docs/investigate.md, "
+                "\"The narrow rule\"), "
                 "Recall@3 by question type: `python benchmarks/investigation.py --sets generated "
                 f"--seeds {rows[0]['seed']}-{rows[-1]['seed']} --out investigation_unseen` (measured "
                 f"{unseen['environment']['date']} at {unseen['environment']['commit']}; its readings came from the "
