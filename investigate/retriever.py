@@ -169,10 +169,6 @@ class InvestigateSettings:
                                         "theirs and shares a phrase with the question's own best finds (a "
                                         "registry's plate leads to the car's sighting by the house), then that "
                                         "passage of theirs")
-    scene_text: bool = setting(False, "with suspect_opportunity, the link and the scene share a phrase when one's text "
-                               "names, word for word, a phrase of the other's (\"LF58 ZKR\" in \"vehicle LF58 "
-                               "ZKR\", the house the report names however many statements name it), not only "
-                               "when both are linked to it in the graph")
     # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05: seeds 100-115 0.834 -> 0.864 and 116-123 0.803
     # -> 0.844 (question 8, "What ties X's vehicle to the theft?"), no choosing set lower (no other of their questions
     # asks so); on seeds 140-147, made after it was fixed, seven question 8s rose to 0.75 and one fell (Recall summed
@@ -352,8 +348,7 @@ class InvestigateRetriever:
             links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
             found = merged([[found], *links], "trail", len(self.graph.passage_ids))
         evidence = self._condition_evidence(question, person) if p.suspect_condition else {}
-        at_scene = self._opportunity_evidence(question, person, ids, scene, p.scene_text) \
-            if p.suspect_opportunity else ()
+        at_scene = self._opportunity_evidence(question, person, ids, scene) if p.suspect_opportunity else ()
         picked = list(dict.fromkeys([*evidence.values(), *at_scene]))
         checked = list(dict.fromkeys([*picked, *found]))[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
@@ -381,7 +376,7 @@ class InvestigateRetriever:
         return {c: g.passage_ids[rows[int(np.argmax(fit[:, n]))]] for n, c in enumerate(conditions)}
 
     def _opportunity_evidence(self, question: str, person: str, found: Sequence[str],
-                              scene: Sequence[str], by_text: bool = False) -> tuple[str, str] | tuple[()]:
+                              scene: Sequence[str]) -> tuple[str, str] | tuple[()]:
         """For a question that names an opportunity: the passage that places something of ``person``'s at the scene
         (``scene``: the question's own best finds), found from the passages naming them (``_naming``, in the name's
         search order ``found``) one most specific link away, and the passage of theirs it came from; () when none
@@ -395,15 +390,10 @@ class InvestigateRetriever:
         theirs.sort(key=lambda pid: rank.get(pid, len(rank)))
         asked = set(g.phrases_named_in(question))
         away = set(theirs) | set(scene)
-
-        def phrases(pid: str) -> set[int]:
-            linked = set(g.phrases_of(pid))
-            return linked | g.phrases_named_in(self.case.passage(pid).text) if by_text else linked
-
-        at_scene = {i for pid in scene if pid not in theirs for i in phrases(pid)} - asked
+        at_scene = {i for pid in scene if pid not in theirs for i in g.phrases_of(pid)} - asked
         for pid in theirs:
             link = next((o for o in g.linked_passages(pid, avoid=asked) if o not in away), None)
-            if link is not None and at_scene & phrases(link):
+            if link is not None and at_scene & set(g.phrases_of(link)):
                 return link, pid
         return ()
 
