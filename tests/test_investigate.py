@@ -409,27 +409,24 @@ def test_a_named_motive_puts_the_persons_passage_that_reads_like_one_first(fault
     assert plain[True] == plain[False]                   # the keys and the papers: no generic words for them
 
 
-def _clock_parts(embedder, theft: tuple[str, str, str]):
-    """A theft at Larkspur Hall (T1, OpenIE's triple ``theft``) beside the bridge case, whose registry (N2) names only
-    the plate and Tobias Fenn: the plate leads to the van seen leaving the hall (N1), which names no one."""
+@pytest.fixture()
+def clock_parts(embedder):
+    """A theft at Larkspur Hall (T1) beside the bridge case, whose registry (N2) names only the plate and Tobias
+    Fenn: the plate leads to the van seen leaving the hall (N1), which names no one."""
     docs = [{"id": "T1", "title": "Theft", "text": "The silver clock was taken from Larkspur Hall on Friday."},
             *[{**d, "text": "Plate QX41 VTR is registered to Tobias Fenn."} if d["id"] == "N2" else d for d in DOCS]]
-    triples = [("T1", *theft), *[t for t in TRIPLES if t[:2] != ("N2", "Tobias Fenn")]]
+    triples = [("T1", "silver clock", "taken from", "Larkspur Hall"),
+               *[t for t in TRIPLES if t[:2] != ("N2", "Tobias Fenn")]]
     case = make_case(docs, [], [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in triples])
     graph = build_graph(triples, case.passages, embedder)
     return case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages)
 
 
-@pytest.fixture()
-def clock_parts(embedder):
-    return _clock_parts(embedder, ("silver clock", "taken from", "Larkspur Hall"))
-
-
 def test_a_named_opportunity_puts_what_places_the_persons_van_at_the_scene_first(fault_server, clock_parts):
-    """With suspect_opportunity, the passages of the person's one most specific link away (the registry's plate
-    leads to the van seen leaving the hall), one that shares a phrase the question does not name with the question's
-    own best find (the theft, by the hall) is the opportunity's evidence, with the passage of theirs it came from,
-    after the motive's; a question naming no opportunity, or a scene the link shares nothing with, gets none."""
+    """With suspect_opportunity, the most specific link of a passage naming the person (the registry's plate leads to
+    the van seen leaving the hall) that shares a phrase the question does not name with the question's own best find
+    (the theft, by the hall) is the opportunity's evidence: it comes after the motive's, then the passage of theirs it
+    came from. A question naming no opportunity, or a scene the link shares nothing with, gets none."""
     question = "Who had both a motive and the opportunity to take the silver clock?"
     namer, _ = _namer(fault_server, "Tobias Fenn")
     loop = investigator(clock_parts, WalkReader(), namer, steps=1, show=1)
