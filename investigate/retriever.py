@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -347,8 +347,13 @@ class InvestigateRetriever:
         if p.suspect_hop and found:
             links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
             found = merged([[found], *links], "trail", len(self.graph.passage_ids))
-        evidence = self._condition_evidence(question, person) if p.suspect_condition else {}
-        at_scene = self._opportunity_evidence(question, person, ids, scene) if p.suspect_opportunity else ()
+        # the conditions the question names that the check looks for; the person's passages are found once, for both
+        conditions = conditions_named(question)
+        worded = [c for c in conditions if c in CONDITION_EVIDENCE] if p.suspect_condition else []
+        placed = p.suspect_opportunity and "opportunity" in conditions
+        rows = self._naming(person) if worded or placed else []
+        evidence = self._condition_evidence(worded, rows)
+        at_scene = self._opportunity_evidence(question, rows, ids, scene) if placed else ()
         picked = list(dict.fromkeys([*evidence.values(), *at_scene]))
         checked = list(dict.fromkeys([*picked, *found]))[:top_k]
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
@@ -362,39 +367,35 @@ class InvestigateRetriever:
         ex.rounds.append(self._round(pending, [], Reading(), [], why, started))
         return checked + [pid for pid in ranking if pid not in checked][:top_k - len(checked)]
 
-    def _condition_evidence(self, question: str, person: str) -> dict[str, str]:
-        """For each condition ``question`` names that has generic evidence words (``CONDITION_EVIDENCE``), the
-        passage naming ``person`` (by surname: ``_naming``) whose embedding is closest to those words; {} when it
-        names none."""
-        conditions = [c for c in conditions_named(question) if c in CONDITION_EVIDENCE]
-        rows = self._naming(person) if conditions else []
-        if not rows:
+    def _condition_evidence(self, conditions: Sequence[str], rows: Sequence[int]) -> dict[str, str]:
+        """For each of ``conditions`` (each with generic evidence words, ``CONDITION_EVIDENCE``), the passage of
+        ``rows`` (the graph's rows of the passages naming the person: ``_naming``) whose embedding is closest to those
+        words; {} when there are none."""
+        if not conditions or not rows:
             return {}
         g = self.graph
         words = self.walker.embedder.embed([CONDITION_EVIDENCE[c] for c in conditions])
         fit = g.passage_vectors[rows] @ words.T   # passages x conditions
         return {c: g.passage_ids[rows[int(np.argmax(fit[:, n]))]] for n, c in enumerate(conditions)}
 
-    def _opportunity_evidence(self, question: str, person: str, found: Sequence[str],
+    def _opportunity_evidence(self, question: str, rows: Sequence[int], found: Sequence[str],
                               scene: Sequence[str]) -> tuple[str, str] | tuple[()]:
-        """For a question that names an opportunity: the passage that places something of ``person``'s at the scene
-        (``scene``: the question's own best finds), found from the passages naming them (``_naming``, in the name's
-        search order ``found``) one most specific link away, and the passage of theirs it came from; () when none
-        does. A phrase the question names links nothing, and a link must name none of theirs: their own statements
-        are the name's finds already."""
-        if "opportunity" not in conditions_named(question):
-            return ()
+        """For a question that names an opportunity: the passage that places something of the person's at the scene
+        (``scene``: the question's own best finds), found from the passages naming them (``rows``, the graph's rows
+        ``_naming`` gives, taken in the name's search order ``found``) one most specific link away, and the passage
+        of theirs it came from; () when none does. A phrase the question names links nothing, and a link must name
+        none of theirs: their own statements are the name's finds already."""
         g = self.graph
-        theirs = [g.passage_ids[row] for row in self._naming(person)]
+        theirs = [g.passage_ids[row] for row in rows]
         rank = {pid: n for n, pid in enumerate(found)}
         theirs.sort(key=lambda pid: rank.get(pid, len(rank)))
         asked = set(g.phrases_named_in(question))
         away = set(theirs) | set(scene)
         at_scene = {i for pid in scene if pid not in theirs for i in g.phrases_of(pid)} - asked
         for pid in theirs:
-            link = next((o for o in g.linked_passages(pid, avoid=asked) if o not in away), None)
-            if link is not None and at_scene & set(g.phrases_of(link)):
-                return link, pid
+            links = self._links(pid, away, avoid=asked)
+            if links and at_scene & set(g.phrases_of(links[0])):
+                return links[0], pid
         return ()
 
     def _naming(self, person: str) -> list[int]:
@@ -441,10 +442,10 @@ class InvestigateRetriever:
         ex.rounds.append(tied)
         return (chain.passages + [pid for pid in ranking if pid not in chain.passages])[:top_k]
 
-    def _links(self, pid: str, besides: Sequence[str]) -> list[str]:
-        """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first) not in
-        ``besides``."""
-        return [other for other in self.graph.linked_passages(pid) if other not in besides]
+    def _links(self, pid: str, besides: Collection[str], avoid: Collection[int] = ()) -> list[str]:
+        """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first, phrases in
+        ``avoid`` linking nothing) not in ``besides``."""
+        return [other for other in self.graph.linked_passages(pid, avoid) if other not in besides]
 
     def _in_sight(self, ids: Sequence[str], chars: int) -> list[Passage]:
         """The passages as the model reads them: the first ``chars`` characters of each (what it did not see, it

@@ -430,11 +430,14 @@ def test_a_named_opportunity_puts_what_places_the_persons_van_at_the_scene_first
     question = "Who had both a motive and the opportunity to take the silver clock?"
     namer, _ = _namer(fault_server, "Tobias Fenn")
     loop = investigator(clock_parts, WalkReader(), namer, steps=1, show=1)
-    pick = ("N1", "N2")
-    assert loop._opportunity_evidence(question, "Tobias Fenn", ["N3", "N2"], ["T1"]) == pick
-    assert loop._opportunity_evidence(question, "Tobias Fenn", ["N2"], ["X2"]) == ()   # the bakery: no shared phrase
-    assert loop._opportunity_evidence("Who had both a motive and the means to take the silver clock?",
-                                      "Tobias Fenn", ["N2"], ["T1"]) == ()
+    pick, his = ("N1", "N2"), loop._naming("Tobias Fenn")
+    assert loop._opportunity_evidence(question, his, ["N3", "N2"], ["T1"]) == pick
+    assert loop._opportunity_evidence(question, his, ["N2"], ["X2"]) == ()   # the bakery: no shared phrase
+    means = loop.retrieve("Who had both a motive and the means to take the silver clock?", 3)
+    assert means.explanation.rounds[-1].searched == ["Tobias Fenn"]   # checked, but no opportunity is asked for
+    assert "at the scene" not in means.explanation.rounds[-1].why
+    namer, _ = _namer(fault_server, "Tobias Fenn")
+    loop = investigator(clock_parts, WalkReader(), namer, steps=1, show=1)
     r = loop.retrieve(question, 3)
     assert r.explanation.rounds[-1].searched == ["Tobias Fenn"]
     assert "at the scene: N1 (through N2)" in r.explanation.rounds[-1].why
