@@ -211,15 +211,15 @@ def by_type(questions: Sequence[Question], recalls: dict[str, float | None]) -> 
 
 
 def generated_rows(seeds: Sequence[int], strategies: Sequence[str], settings: Settings, embedder: Embedder,
-                   backend: Backend | None, assignments: list[str]) -> list[dict]:
+                   backend: Backend | None, assignments: list[str], timeline: bool = False) -> list[dict]:
     rows = []
     for seed in seeds:
         triples = model_triples(seed, 4, settings)
-        case, gold = load_mystery(seed, 4, triples)
+        case, gold = load_mystery(seed, 4, triples, timeline)
         register(gold_strategy(case, gold))
         names = [*strategies, "investigate-gold"]
         results = run_case(case, names, 3, settings, embedder, backend, assignments)
-        gold_case, _ = load_mystery(seed, 4, gold_as_triples(gold))
+        gold_case, _ = load_mystery(seed, 4, gold_as_triples(gold), timeline)
         results["hipporag_gold"] = run_case(gold_case, ["hipporag"], 3, settings, embedder, None,
                                             assignments)["hipporag"]
         rows.append({"seed": seed, **results})
@@ -327,6 +327,9 @@ def main(argv=None) -> int:
                         "for choosing, never reported), dev5 (2wiki_q121_220 and hotpotqa_train100 on spaCy's "
                         "triples at 5: for choosing, never reported)")
     p.add_argument("--strategies", default=",".join(ONE_SHOT + LOOPS))
+    p.add_argument("--timeline", action="store_true",
+                   help="the generated cases with one question more, what happened in a stretch of the evening "
+                        "(Q10; casebook.generate's timeline)")
     p.add_argument("--limit", type=int, default=0, help="only the first N questions of musique_train100")
     p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
     p.add_argument("--out", default="investigation", help="result name (with --choose: investigation_choose unless "
@@ -358,10 +361,10 @@ def main(argv=None) -> int:
         write_result(args.out if args.out != p.get_default("out") else "investigation_choose", chosen)
         return 0
     payload: dict = {"seeds": args.seeds, "params": args.set, "strategies": strategies,
-                     "model": backend.model if backend else ""}
+                     "model": backend.model if backend else "", "timeline": args.timeline}
     sets = args.sets.split(",")
     if "generated" in sets:
-        rows = generated_rows(args.seeds, strategies, settings, embedder, backend, args.set)
+        rows = generated_rows(args.seeds, strategies, settings, embedder, backend, args.set, args.timeline)
         payload["generated"] = {"rows": rows, "summary": summary(rows, [*strategies, "investigate-gold",
                                                                          "hipporag_gold"])}
         print("generated:", payload["generated"]["summary"], flush=True)

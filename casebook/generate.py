@@ -99,8 +99,10 @@ class Mystery:
                                "expected_answer": answer, "answers": [answer, *answers]})
 
 
-def generate(seed: int, suspects: int = 4) -> dict[str, Any]:
-    """The case's files as JSON values: documents.json, questions.json, case.json and gold_triples.json."""
+def generate(seed: int, suspects: int = 4, timeline: bool = False) -> dict[str, Any]:
+    """The case's files as JSON values: documents.json, questions.json, case.json and gold_triples.json.
+    ``timeline``: one question more, what happened in a stretch of the evening (off by default, so the generated
+    sets measured before it existed keep their questions; the documents are the same either way)."""
     if not 3 <= suspects <= 6:
         raise ValueError(f"suspects must be between 3 and 6, not {suspects}")
     rng = random.Random(seed)
@@ -192,12 +194,19 @@ def generate(seed: int, suspects: int = 4) -> dict[str, Any]:
         pick([f"The pawnbroker from {street} picked {culprit.name} out of a photo lineup as the seller.",
               f"Shown six photographs, the pawnbroker on {street} identified {culprit.name} as the seller."])],
         [(culprit.name, "identified at pawn shop on", street)])
-    for title, text in rng.sample([
-            ("Weather report", f"Rain began to fall over {house} shortly after ten and lasted until dawn."),
-            ("Delivery note", f"A florist delivered lilies to {house} in the afternoon, signed for by the cook."),
-            ("Dinner guests", f"{owner.title} had hosted four guests for dinner; they left by half past eight."),
-            ("Power cut", f"The east wing of {house} lost power for ten minutes in the early evening.")], 2):
-        m.doc(title, [text], [])
+    # (title, text, when it happened in minutes after midnight if the text says so in words, the fact it states)
+    asides = {}
+    for title, text, when, fact in rng.sample([
+            ("Weather report", f"Rain began to fall over {house} shortly after ten and lasted until dawn.", 22 * 60 + 5,
+             ("rain", "began to fall over", house)),
+            ("Delivery note", f"A florist delivered lilies to {house} in the afternoon, signed for by the cook.", None,
+             ("florist", "delivered lilies to", house)),
+            ("Dinner guests", f"{owner.title} had hosted four guests for dinner; they left by half past eight.",
+             20 * 60 + 30, ("four guests", "left by", "half past eight")),
+            ("Power cut", f"The east wing of {house} lost power for ten minutes in the early evening.", None,
+             ("east wing", "lost power in", "the early evening"))], 2):
+        # their facts are gold only with the timeline question (the one question that needs one of them)
+        asides[m.doc(title, [text], [fact] if timeline else [])] = (when, fact[2])
 
     name = culprit.name
     m.ask("multi-hop", f"Who owns the {vehicle} seen near {house} on the night of the theft?", name,
@@ -219,6 +228,15 @@ def generate(seed: int, suspects: int = 4) -> dict[str, Any]:
     m.ask("sense-making", f"{red_herring.name} had a motive too. Why is {red_herring.they} not the thief?",
           f"{red_herring.their.capitalize()} alibi at {red_herring.alibi_place} was confirmed",
           [(finances[red_herring.last], red_herring.motive), (alibis[red_herring.last], red_herring.alibi_place)])
+    if timeline:
+        # The stretch from the hour before the sighting to the report, by the clock: the records of what happened in
+        # it are the sighting, the footage, the report at its end, and an aside whose time is said in words.
+        start, end = hour * 60 + 12 * 60, (hour + 1) * 60 + 45 + 12 * 60
+        inside = [(doc, obj) for doc, (when, obj) in asides.items() if when is not None and start <= when <= end]
+        m.ask("sense-making", f"What happened at {house} between {hour}:00 PM and {discovered}?",
+              f"a {vehicle} was seen by the house at {seen}, a figure in a {coat} was filmed at {camera}, "
+              f"and the {obj} was reported missing at {discovered}",
+              [(sighting, house), (footage, coat), (theft, obj), *inside])
     case = {"title": f"The {obj.title()} of {house}", "description": (
         f"Generated mystery (seed {seed}, {suspects} suspects): a {obj} has vanished from {house}. "
         f"{len(m.documents)} short records; the thief is named only when several are read together."),
@@ -232,10 +250,11 @@ def gold_as_triples(gold: list[dict]) -> list[dict]:
     return [{k: t[k] for k in ("doc_id", "subject", "relation", "object")} for t in gold]
 
 
-def load_mystery(seed: int, suspects: int = 4, triples: list[dict] | None = None) -> tuple[Case, list[dict]]:
+def load_mystery(seed: int, suspects: int = 4, triples: list[dict] | None = None,
+                 timeline: bool = False) -> tuple[Case, list[dict]]:
     """The generated case, loaded like any case (``triples`` as its triples.json when given), and its gold
     triples (kept out of the case: they are the answer key, not input)."""
-    files = generate(seed, suspects)
+    files = generate(seed, suspects, timeline)
     parts = [(name, json.dumps(value).encode()) for name, value in files.items() if name != "gold_triples.json"]
     if triples is not None:
         parts.append(("triples.json", json.dumps(triples).encode()))

@@ -50,6 +50,7 @@ from kg.walk import HippoRAGRetriever, Walk
 from .readers import Namer, Reader, Reading
 from .suspects import CONDITION_EVIDENCE, asks_for_someone_by_conditions, conditions_named
 from .ties import Tie, asks_what_ties
+from .windows import Clock, Window, asks_about_window, clock_times
 
 MERGES = ("trail", "rrf")
 AFTER_ANSWER = ("step", "walk")   # what fills the top k after the passages read, once a step restates them
@@ -181,6 +182,10 @@ class InvestigateSettings:
     # two links fill a top 3 (no set at 5 asks such a question, so nothing chose a longer chain)
     tie_hops: int = setting(2, "with check_ties, the links the chain follows after its first passage", minimum=1,
                             maximum=5)
+    check_window: bool = setting(False, "when the question asks about a stretch of time (\"What happened between "
+                                 "9:15 PM and 11:30 PM?\"), the top k goes first to the passages that name a clock "
+                                 "time in it (the question's own walk picks among them; listed in the order of their "
+                                 "times): what happened then is found by its time, whatever it names")
 
 
 class InvestigateRetriever:
@@ -193,6 +198,7 @@ class InvestigateRetriever:
             raise ValueError(f"investigate: no {settings.reading!r} reader among {', '.join(readers)}")
         self.graph, self.walker, self.lexical, self.case = graph, walker, lexical, case
         self.readers, self.settings, self.namer = dict(readers), settings, namer
+        self._clock_times: dict[str, list[Clock]] | None = None
 
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
                  params: Mapping[str, object] | None = None) -> Retrieval:
@@ -219,8 +225,12 @@ class InvestigateRetriever:
         aside: list[str] = []   # read and judged no help, in the order they were set aside
         tie = asks_what_ties(question) if p.check_ties else None
         chain = self._chain(tie, question, p.depth, p.tie_hops, ex) if tie is not None else None
-        # a chain that fills the top k leaves nothing for a reading to change: no model call is made
-        steps = 1 if chain is not None and len(chain.passages) >= top_k else p.steps
+        window = asks_about_window(question) if p.check_window else None
+        timed = self._timed(window, first) if window is not None else []
+        # a chain or a stretch of time that fills the top k leaves nothing for a reading to change: no model call
+        filled = "the chain the question asks for" if chain is not None and len(chain.passages) >= top_k else \
+            f"the passages that name a time {window.text}" if window is not None and len(timed) >= top_k else ""
+        steps = 1 if filled else p.steps
         for number in range(2, steps + 1):
             everything = merged(searches, p.merge, len(g.passage_ids))
             trail = [pid for pid in everything if pid not in aside]
@@ -261,8 +271,8 @@ class InvestigateRetriever:
                 ex.rounds.append(self._round(pending, [], Reading(), [], "this round found nothing new", started))
                 break
         else:
-            last = f"the last of {p.steps} rounds" if steps == p.steps else \
-                f"the chain the question asks for fills the top {top_k}: nothing is left for a reading to find"
+            last = f"{filled} fill the top {top_k}: nothing is left for a reading to find" if filled else \
+                f"the last of {p.steps} rounds"
             ex.rounds.append(self._round(pending, [], Reading(), [], last, started))
         ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
@@ -279,6 +289,8 @@ class InvestigateRetriever:
         if chain is not None:
             ranking = self._follow(chain, ranking, mass, ex)
             seeds_by_round.append(ex.rounds[-1].seeds)
+        if window is not None and timed:
+            ranking = self._in_window(window, timed, ranking, ex)
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
         ex.node_scores = {g.node_label(int(n)): round(float(mass[n]), 6) for n in np.argsort(-mass)[:200]
@@ -441,6 +453,38 @@ class InvestigateRetriever:
         tied.ms = chain.ms
         ex.rounds.append(tied)
         return (chain.passages + [pid for pid in ranking if pid not in chain.passages])[:top_k]
+
+    def _timed(self, window: Window, first: Walk) -> list[tuple[str, int]]:
+        """The passages that name a time in ``window``, each with how many minutes into it its earliest such time
+        falls: the question's own walk (``first``) ranks them, its ranking first, then by its mass, then by time."""
+        g = self.graph
+        inside = [(row, pid, into) for row, pid in enumerate(g.passage_ids)
+                  if (into := window.first(self._clocks()[pid])) is not None]
+        rank = {pid: n for n, pid in enumerate(first.retrieval.ids)}
+        mass = first.mass[len(g.phrases):] if len(first.mass) else np.zeros(len(g.passage_ids))
+        inside.sort(key=lambda t: (rank.get(t[1], len(rank)), -float(mass[t[0]]), t[2]))
+        return [(pid, into) for _, pid, into in inside]
+
+    def _clocks(self) -> dict[str, list[Clock]]:
+        """Every passage's clock times, read once (the first question about a stretch of time reads them)."""
+        if self._clock_times is None:
+            self._clock_times = {pid: clock_times(self.case.passage(pid).text) for pid in self.graph.passage_ids}
+        return self._clock_times
+
+    def _in_window(self, window: Window, timed: Sequence[tuple[str, int]], ranking: list[str],
+                   ex: Explanation) -> list[str]:
+        """The top k (``ranking``) once the stretch of time the question asks about is looked at, a round of its own
+        on the trail: the first k of ``timed`` (``_timed``) take the first places, in the order of their times, and
+        the ranking fills the rest."""
+        top_k = len(ranking)
+        picked = sorted(timed[:top_k], key=lambda t: t[1])
+        pids = [pid for pid, _ in picked]
+        started = time.perf_counter()
+        pending = dict(number=len(ex.rounds) + 1, searched=[window.text], seeds=[], added=pids)
+        why = f"the question asks about the time {window.text}: {len(timed)} passages name a time in it; the " \
+              f"question's walk picks {len(pids)}, listed in the order of their times"
+        ex.rounds.append(self._round(pending, [], Reading(), [], why, started))
+        return (pids + [pid for pid in ranking if pid not in pids])[:top_k]
 
     def _links(self, pid: str, besides: Collection[str], avoid: Collection[int] = ()) -> list[str]:
         """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first, phrases in
