@@ -1,5 +1,5 @@
 """`python -m casebook validate PATH`: check a case folder or file and summarise it.
-`python -m casebook generate --seed N --suspects K --out DIR`: write a generated mystery with ground truth."""
+`python -m casebook generate --seed N --suspects K [--timeline] --out DIR`: write a generated mystery with ground truth."""
 from __future__ import annotations
 
 import argparse
@@ -21,13 +21,15 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--suspects", type=int, default=4, help="3 to 6")
     g.add_argument("--out", type=Path, required=True, help="the case folder to write (created if missing)")
+    g.add_argument("--timeline", action="store_true", help="one question more: what happened in a stretch of the "
+                                                           "evening")
     args = parser.parse_args(argv)
     if args.command == "generate":
         if args.out.exists() and not args.out.is_dir():
             print(f"error: --out {args.out} is a file", file=sys.stderr)
             return 2
         try:
-            files = generate(args.seed, args.suspects)
+            files = generate(args.seed, args.suspects, args.timeline)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

@@ -228,8 +228,9 @@ class InvestigateRetriever:
         window = asks_about_window(question) if p.check_window else None
         timed = self._timed(window, first) if window is not None else []
         # a chain or a stretch of time that fills the top k leaves nothing for a reading to change: no model call
-        filled = "the chain the question asks for" if chain is not None and len(chain.passages) >= top_k else \
-            f"the passages that name a time {window.text}" if window is not None and len(timed) >= top_k else ""
+        filled = "the chain the question asks for fills" if chain is not None and len(chain.passages) >= top_k \
+            else f"the passages that name a time {window.text} fill" if window is not None and len(timed) >= top_k \
+            else ""
         steps = 1 if filled else p.steps
         for number in range(2, steps + 1):
             everything = merged(searches, p.merge, len(g.passage_ids))
@@ -271,7 +272,7 @@ class InvestigateRetriever:
                 ex.rounds.append(self._round(pending, [], Reading(), [], "this round found nothing new", started))
                 break
         else:
-            last = f"{filled} fill the top {top_k}: nothing is left for a reading to find" if filled else \
+            last = f"{filled} the top {top_k}: nothing is left for a reading to find" if filled else \
                 f"the last of {p.steps} rounds"
             ex.rounds.append(self._round(pending, [], Reading(), [], last, started))
         ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
@@ -481,8 +482,10 @@ class InvestigateRetriever:
         pids = [pid for pid, _ in picked]
         started = time.perf_counter()
         pending = dict(number=len(ex.rounds) + 1, searched=[window.text], seeds=[], added=pids)
-        why = f"the question asks about the time {window.text}: {len(timed)} passages name a time in it; the " \
-              f"question's walk picks {len(pids)}, listed in the order of their times"
+        named = f"{len(timed)} passage{'s' if len(timed) > 1 else ''} name{'' if len(timed) > 1 else 's'} a time in it"
+        picks = f"the question's walk picks {len(pids)}, " if len(timed) > len(pids) else ""
+        why = f"the question asks about the time {window.text}: {named}; {picks}in the order of their times: " + \
+              ", ".join(f"{pid} ({_clock_text(window, into)})" for pid, into in picked)
         ex.rounds.append(self._round(pending, [], Reading(), [], why, started))
         return (pids + [pid for pid in ranking if pid not in pids])[:top_k]
 
@@ -523,6 +526,12 @@ class InvestigateRetriever:
                      set_aside=list(set_aside), why=why, enough=reading.enough, reader=reader,
                      ms=round((time.perf_counter() - started) * 1000, 1), llm_ms=reading.llm_ms,
                      llm_calls=reading.llm_calls)
+
+
+def _clock_text(window: Window, into: int) -> str:
+    """The time ``into`` minutes into ``window``, as a clock shows it (the first span's day half: "21:40")."""
+    minute = (window.spans[0][0] + into) % (24 * 60)
+    return f"{minute // 60:02d}:{minute % 60:02d}"
 
 
 def final_ranking(searches: Sequence[Sequence[Sequence[str]]], answered: tuple[list[str], list[str]] | None,

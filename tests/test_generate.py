@@ -1,5 +1,6 @@
 """The mystery generator: valid cases, questions whose supporting documents state what the answer needs."""
 import json
+import re
 
 import pytest
 
@@ -8,10 +9,12 @@ from casebook.generate import generate
 from casebook.loader import load_case
 
 
-@pytest.mark.parametrize("seed,suspects", [(1, 3), (2, 4), (7, 5), (11, 6)])
-def test_generated_cases_validate_and_their_questions_are_answerable(seed, suspects, tmp_path, capsys):
+@pytest.mark.parametrize("seed,suspects,timeline", [(1, 3, False), (2, 4, False), (7, 5, False), (11, 6, False),
+                                                    (1, 4, True), (3, 4, True)])
+def test_generated_cases_validate_and_their_questions_are_answerable(seed, suspects, timeline, tmp_path, capsys):
     out = tmp_path / "case"
-    assert casebook_main(["generate", "--seed", str(seed), "--suspects", str(suspects), "--out", str(out)]) == 0
+    more = ["--timeline"] if timeline else []
+    assert casebook_main(["generate", "--seed", str(seed), "--suspects", str(suspects), "--out", str(out), *more]) == 0
     assert casebook_main(["validate", str(out)]) == 0
     case = load_case(out)
     assert {q.type for q in case.questions} == {"simple", "multi-hop", "sense-making"}
@@ -32,6 +35,27 @@ def test_two_seeds_give_different_cases_and_one_seed_the_same():
     a, b, again = generate(1), generate(2), generate(1)
     assert a == again
     assert a["documents.json"] != b["documents.json"] and a["questions.json"] != b["questions.json"]
+
+
+def test_the_timeline_question_changes_no_document_and_needs_what_happened_in_its_stretch():
+    """With ``timeline`` a tenth question asks what happened between an hour and the report: the sighting, the
+    footage and the report itself by the clock, and an aside whose time is said in words when it falls inside (rain
+    "shortly after ten", guests who "left by half past eight")."""
+    asides = {"Weather report": 22 * 60 + 5, "Dinner guests": 20 * 60 + 30}
+    in_words = 0
+    for seed in range(1, 31):
+        plain, timed = generate(seed), generate(seed, timeline=True)
+        assert timed["documents.json"] == plain["documents.json"]
+        assert timed["questions.json"][:-1] == plain["questions.json"]
+        q = timed["questions.json"][-1]
+        hour, end = (int(x) for x in re.findall(r"between (\d+):00 PM and (\d+):45 PM", q["question"])[0])
+        assert (q["id"], q["type"], end) == ("Q10", "sense-making", hour + 1)
+        titles = {d["id"]: d["title"] for d in timed["documents.json"]}
+        inside = {t for t, when in asides.items() if t in titles.values() and (hour + 12) * 60 <= when <= (end + 12) * 60 + 45}
+        in_words += len(inside)
+        assert {titles[d] for d in q["supporting_docs"]} == {"Neighbour's statement", "Security footage",
+                                                            "Report of the theft", *inside}
+    assert in_words > 0   # some seeds' stretch holds an aside whose time only words say
 
 
 def test_bad_arguments_are_clear_errors(tmp_path, capsys):

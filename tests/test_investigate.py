@@ -11,6 +11,7 @@ from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, St
 from investigate.readers import reading_messages
 from investigate.suspects import asks_for_someone_by_conditions, conditions_named
 from investigate.ties import asks_what_ties
+from investigate.windows import asks_about_window, clock_times
 from kg import build_graph
 from kg.walk import HippoConfig, HippoRAGRetriever
 from lab.report import build_report, round_text, validate_report
@@ -510,6 +511,76 @@ def test_the_chain_a_tie_question_asks_for_is_followed_through_phrases_the_quest
     other = investigator(parts, WalkReader(), steps=1).retrieve(QUESTION, 3)
     assert other.ids == investigator(parts, WalkReader(), steps=1, check_ties=False).retrieve(QUESTION, 3).ids
     assert len(other.explanation.rounds) == len(plain.explanation.rounds)
+
+
+@pytest.mark.parametrize("question, spans", [
+    ("What happened between 9:15 PM and 11:30 PM on the night of the theft?", [(21 * 60 + 15, 23 * 60 + 30)]),
+    ("Who was in the house from 21:00 to 22:30?", [(21 * 60, 22 * 60 + 30)]),
+    ("What happened between 9 and 11 PM?", [(21 * 60, 23 * 60)]),           # the first end takes the second's half
+    ("Who left between 11 p.m. and 1 a.m.?", [(23 * 60, 60)]),               # past midnight
+    ("What happened between 9:15 and 11:30?", [(9 * 60 + 15, 11 * 60 + 30), (21 * 60 + 15, 23 * 60 + 30)]),
+    ("Where was he from noon until 2pm?", [(12 * 60, 14 * 60)]),
+    ("Who arrived between 2 and 3 witnesses?", None),                         # numbers, not times
+    ("What was stolen between the house and the gate?", None),
+    ("At 9:15 PM, who saw the van?", None),                                   # a time, not a stretch
+])
+def test_a_question_asks_about_a_stretch_of_time(question, spans):
+    window = asks_about_window(question)
+    assert (list(window.spans) == spans and window.text.startswith(("between", "from"))) if spans else window is None
+
+
+@pytest.mark.parametrize("text, readings", [
+    ("At 10:45 PM the alarm rang", [((22 * 60 + 45,), True)]),
+    ("at 9.15 p.m. and again at 2am", [((21 * 60 + 15,), True), ((2 * 60,), True)]),
+    ("the log says 02:10, then 14:31", [((2 * 60 + 10,), True), ((14 * 60 + 31,), True)]),
+    ("the guard came at 10:40", [((10 * 60 + 40, 22 * 60 + 40), True)]),    # AM or PM: both readings count
+    ("version 4.12 cost $45,000 in 1999", [((4 * 60, 16 * 60), False)]),    # a bare number is no time
+    ("she stayed until midnight", [((0,), True)]),
+])
+def test_clock_times_are_read_as_written(text, readings):
+    assert [(c.readings, c.said) for c in clock_times(text)] == readings
+
+
+@pytest.fixture()
+def window_parts(embedder):
+    """A night at Larkspur Hall: three records by the clock inside 9-11 PM that never name the hall (W1, W2) or name
+    it once (W3), and records about the hall outside that stretch or with no time at all."""
+    docs = [{"id": "W1", "title": "Butler", "text": "The butler locked the cellar at 21:40."},
+            {"id": "W2", "title": "Taxi", "text": "A taxi dropped a man by the gate at 9.55 p.m."},
+            {"id": "W3", "title": "Alarm", "text": "At 10:15 the alarm rang once at Larkspur Hall."},
+            {"id": "W4", "title": "Party", "text": "The party at Larkspur Hall ended late; guests praised the music."},
+            {"id": "W5", "title": "Cook", "text": "The cook of Larkspur Hall went home at 6 PM."},
+            {"id": "W6", "title": "Watch", "text": "The night watch of Larkspur Hall begins at 11:30 PM."}]
+    triples = [("W1", "butler", "locked", "cellar"), ("W2", "taxi", "dropped man by", "gate"),
+               ("W3", "alarm", "rang at", "Larkspur Hall"), ("W4", "party", "held at", "Larkspur Hall"),
+               ("W5", "cook", "works at", "Larkspur Hall"), ("W6", "night watch", "guards", "Larkspur Hall")]
+    case = make_case(docs, [], [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in triples])
+    graph = build_graph(triples, case.passages, embedder)
+    return case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages)
+
+
+WINDOW_QUESTION = "What happened at Larkspur Hall between 9 and 11 PM?"
+
+
+def test_a_question_about_a_stretch_of_time_gets_what_happened_in_it_in_the_order_of_the_clock(window_parts):
+    """The passages naming a time inside the stretch take the top k, listed by time, whatever words they share with
+    the question; at 3 they fill it, so the loop reads nothing. Past them the ranking fills the rest."""
+    off = investigator(window_parts, WalkReader(), steps=1, check_window=False).retrieve(WINDOW_QUESTION, 3)
+    reads = CountingReader()
+    r = investigator(window_parts, reads, steps=3, check_window=True).retrieve(WINDOW_QUESTION, 3)
+    assert r.ids == ["W1", "W2", "W3"] and off.ids != r.ids and reads.calls == 0
+    timed = r.explanation.rounds[-1]
+    assert timed.searched == ["between 9 and 11 PM"] and timed.added == ["W1", "W2", "W3"] and timed.llm_calls == 0
+    assert "3 passages name a time in it" in timed.why and "W1 (21:40), W2 (21:55), W3 (22:15)" in timed.why
+    assert "fill the top 3" in r.explanation.rounds[0].why
+    wider = investigator(window_parts, WalkReader(), steps=1, check_window=True).retrieve(WINDOW_QUESTION, 5)
+    assert wider.ids[:3] == ["W1", "W2", "W3"] and set(wider.ids[3:]) <= {"W4", "W5", "W6"}
+    two = investigator(window_parts, WalkReader(), steps=1, check_window=True).retrieve(WINDOW_QUESTION, 2)
+    assert "W3" in two.ids and "the question's walk picks 2" in two.explanation.rounds[-1].why   # it names the hall
+    plain = investigator(window_parts, WalkReader(), steps=1, check_window=True).retrieve(
+        "Who works at Larkspur Hall?", 3)
+    assert plain.ids == investigator(window_parts, WalkReader(), steps=1,
+                                     check_window=False).retrieve("Who works at Larkspur Hall?", 3).ids
 
 
 def test_evidence_cannot_close_its_fence():
