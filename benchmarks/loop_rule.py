@@ -52,9 +52,10 @@ CONFIRMING_SEEDS = tuple(range(116, 124))
 # 156-163``), 164-171 suspect_condition's graph pool (J) (2026-12-05, not kept; ``--fresh 164-171``), 172-179 its
 # surname pool (K) (2026-12-05, kept; ``--fresh 172-179``), 180-187 suspect_apart (L) (2026-12-05, not kept; ``--fresh
 # 180-187``), 188-195 suspect_opportunity (N) (2026-12-05, kept by the steady form; ``--fresh 188-195``), 196-203
-# scene_text (O) (2026-12-05, not kept; ``--fresh 196-203``); 204-211 the next candidate's, not generated yet: fix the
+# scene_text (O) (2026-12-05, not kept; ``--fresh 196-203``), 204-211 check_window (P), run with their timeline
+# question (2026-12-05, kept; ``--fresh 204-211``); 212-219 the next candidate's, not generated yet: fix the
 # candidate first (docs/investigate.md, "The narrow rule").
-FRESH_SEEDS = tuple(range(204, 212))
+FRESH_SEEDS = tuple(range(212, 220))
 # One whole question's Recall, summed over FRESH_SEEDS' 72 questions: three times the largest change a rerun with every
 # reading made afresh gave on the 144 questions of seeds 100-115 (one question, by a third)
 NARROW_GAIN = 1.0

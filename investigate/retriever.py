@@ -26,11 +26,12 @@ if it has places beyond them (``after_answer`` = step), a search of the step fil
 merge's unread tail: on a question of several hops the restated fact is often a bridge, and its far end is what
 those places should hold.
 
-Two kinds of question get a check of their own after the loop (``InvestigateSettings``): one that asks who meets
+Three kinds of question get a check of their own after the loop (``InvestigateSettings``): one that asks who meets
 several conditions (``check_suspect``: the person the trail points to is named and searched, and a motive the
-question names puts first what of theirs reads like one) and one that asks what ties one thing to another
-(``check_ties``: the chain from the first thing's best find, one most specific link at a time; a chain that fills
-the top k leaves the loop no reading to do).
+question names puts first what of theirs reads like one), one that asks what ties one thing to another
+(``check_ties``: the chain from the first thing's best find, one most specific link at a time) and one that asks about
+a stretch of time (``check_window``: the passages naming a clock time inside it). A chain or a stretch whose passages
+fill the top k leaves the loop no reading to do.
 """
 from __future__ import annotations
 
@@ -182,7 +183,12 @@ class InvestigateSettings:
     # two links fill a top 3 (no set at 5 asks such a question, so nothing chose a longer chain)
     tie_hops: int = setting(2, "with check_ties, the links the chain follows after its first passage", minimum=1,
                             maximum=5)
-    check_window: bool = setting(False, "when the question asks about a stretch of time (\"What happened between "
+    # The narrow rule (benchmarks/loop_rule.py --narrow), 2026-12-05, candidate (P), on the generated cases with their
+    # timeline question (--timeline; no other choosing question names a stretch of time): seeds 100-115 0.868 -> 0.894
+    # and 116-123 0.870 -> 0.894 (question 10, "What happened at X between 9:00 PM and 10:45 PM?", 18 up, none down),
+    # no choosing set lower; on seeds 204-211, made after it was fixed, all eight question 10s rose (Recall summed
+    # +2.667). docs/investigate-choices.md has the commands.
+    check_window: bool = setting(True, "when the question asks about a stretch of time (\"What happened between "
                                  "9:15 PM and 11:30 PM?\"), the top k goes first to the passages that name a clock "
                                  "time in it (the question's own walk picks among them; listed in the order of their "
                                  "times): what happened then is found by its time, whatever it names")
