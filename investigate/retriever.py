@@ -462,15 +462,15 @@ class InvestigateRetriever:
         return (chain.passages + [pid for pid in ranking if pid not in chain.passages])[:top_k]
 
     def _timed(self, window: Window, first: Walk) -> list[tuple[str, int]]:
-        """The passages that name a time in ``window``, each with how many minutes into it its earliest such time
-        falls: the question's own walk (``first``) ranks them, its ranking first, then by its mass, then by time."""
+        """The passages that name a time in ``window``, each with its earliest such time (minutes after midnight):
+        the question's own walk (``first``) ranks them, its ranking first, then by its mass, then by time."""
         g = self.graph
-        inside = [(row, pid, into) for row, pid in enumerate(g.passage_ids)
-                  if (into := window.first(self._clocks()[pid])) is not None]
+        inside = [(row, pid, minute) for row, pid in enumerate(g.passage_ids)
+                  if (minute := window.first(self._clocks()[pid])) is not None]
         rank = {pid: n for n, pid in enumerate(first.retrieval.ids)}
         mass = first.mass[len(g.phrases):] if len(first.mass) else np.zeros(len(g.passage_ids))
-        inside.sort(key=lambda t: (rank.get(t[1], len(rank)), -float(mass[t[0]]), t[2]))
-        return [(pid, into) for _, pid, into in inside]
+        inside.sort(key=lambda t: (rank.get(t[1], len(rank)), -float(mass[t[0]]), window.offset(t[2])))
+        return [(pid, minute) for _, pid, minute in inside]
 
     def _clocks(self) -> dict[str, list[Clock]]:
         """Every passage's clock times, read once (the first question about a stretch of time reads them)."""
@@ -484,14 +484,14 @@ class InvestigateRetriever:
         on the trail: the first k of ``timed`` (``_timed``) take the first places, in the order of their times, and
         the ranking fills the rest."""
         top_k = len(ranking)
-        picked = sorted(timed[:top_k], key=lambda t: t[1])
+        picked = sorted(timed[:top_k], key=lambda t: window.offset(t[1]) or 0)
         pids = [pid for pid, _ in picked]
         started = time.perf_counter()
         pending = dict(number=len(ex.rounds) + 1, searched=[window.text], seeds=[], added=pids)
         named = f"{len(timed)} passage{'s' if len(timed) > 1 else ''} name{'' if len(timed) > 1 else 's'} a time in it"
         picks = f"the question's walk picks {len(pids)}, " if len(timed) > len(pids) else ""
         why = f"the question asks about the time {window.text}: {named}; {picks}in the order of their times: " + \
-              ", ".join(f"{pid} ({_clock_text(window, into)})" for pid, into in picked)
+              ", ".join(f"{pid} ({minute // 60:02d}:{minute % 60:02d})" for pid, minute in picked)
         ex.rounds.append(self._round(pending, [], Reading(), [], why, started))
         return (pids + [pid for pid in ranking if pid not in pids])[:top_k]
 
@@ -532,12 +532,6 @@ class InvestigateRetriever:
                      set_aside=list(set_aside), why=why, enough=reading.enough, reader=reader,
                      ms=round((time.perf_counter() - started) * 1000, 1), llm_ms=reading.llm_ms,
                      llm_calls=reading.llm_calls)
-
-
-def _clock_text(window: Window, into: int) -> str:
-    """The time ``into`` minutes into ``window``, as a clock shows it (the first span's day half: "21:40")."""
-    minute = (window.spans[0][0] + into) % (24 * 60)
-    return f"{minute // 60:02d}:{minute % 60:02d}"
 
 
 def final_ranking(searches: Sequence[Sequence[Sequence[str]]], answered: tuple[list[str], list[str]] | None,

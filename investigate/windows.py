@@ -47,10 +47,10 @@ class Window:
         return min(offsets) if offsets else None
 
     def first(self, clocks: Sequence[Clock]) -> int | None:
-        """How far into the window the earliest of ``clocks`` in it falls (None: none is; a bare number is no
-        time)."""
-        offsets = [o for clock in clocks if clock.said for m in clock.readings if (o := self.offset(m)) is not None]
-        return min(offsets) if offsets else None
+        """The earliest of ``clocks`` in the window, in minutes after midnight, earliest by how far into the window
+        it falls (None: none is in it; a bare number is no time)."""
+        inside = [(o, m) for clock in clocks if clock.said for m in clock.readings if (o := self.offset(m)) is not None]
+        return min(inside)[1] if inside else None
 
 
 def clock_times(text: str) -> list[Clock]:
