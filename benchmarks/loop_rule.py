@@ -141,7 +141,7 @@ def question_recalls(payloads: list[dict], seeds: tuple[int, ...],
                 rows.setdefault(r["seed"], r[strategy]["questions"])
     if set(rows) != set(seeds):
         return None
-    # the same for every seed; with the timeline question, which only runs with --timeline hold
+    # the same for every seed; generated with the timeline question, so that runs made with --timeline are typed too
     kinds = {q["id"]: q["type"] for q in generate(seeds[0], timeline=True)["questions.json"]}
     return {t: {(s, q): rows[s][q] for s in seeds for q in rows[s] if kinds.get(q) == t} for t in TYPES}
 

@@ -289,7 +289,7 @@ class InvestigateRetriever:
             else:
                 beyond = final_ranking(searches, answered, aside, p.merge, max(top_k, p.suspect_reads),
                                        len(g.passage_ids))
-            reads = (ranking + [pid for pid in beyond if pid not in ranking])[:p.suspect_reads]
+            reads = ahead(ranking, beyond, p.suspect_reads)
             ranking = self._check_suspect(self.namer, question, ranking, reads, p, mass, ex,
                                           scene=first.retrieval.ids[:p.show])
             seeds_by_round += [r.seeds for r in ex.rounds[before:]]
@@ -374,7 +374,7 @@ class InvestigateRetriever:
         evidence = self._condition_evidence(worded, rows)
         at_scene = self._opportunity_evidence(question, rows, ids, scene) if placed else ()
         picked = list(dict.fromkeys([*evidence.values(), *at_scene]))
-        checked = list(dict.fromkeys([*picked, *found]))[:top_k]
+        checked = ahead(picked, found, top_k)
         pending = dict(number=len(ex.rounds) + 1, searched=[person],
                        seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
         why = "the question asks who meets several conditions: the person the trail points to is checked against them"
@@ -384,7 +384,7 @@ class InvestigateRetriever:
         if at_scene:
             why += f"; what places something of theirs at the scene: {at_scene[0]} (through {at_scene[1]})"
         ex.rounds.append(self._round(pending, [], Reading(), [], why, started))
-        return checked + [pid for pid in ranking if pid not in checked][:top_k - len(checked)]
+        return ahead(checked, ranking, top_k)
 
     def _condition_evidence(self, conditions: Sequence[str], rows: Sequence[int]) -> dict[str, str]:
         """For each of ``conditions`` (each with generic evidence words, ``CONDITION_EVIDENCE``), the passage of
@@ -459,16 +459,17 @@ class InvestigateRetriever:
         tied = self._round(pending, [], Reading(), [], "; ".join([why, *chain.links]), time.perf_counter())
         tied.ms = chain.ms
         ex.rounds.append(tied)
-        return (chain.passages + [pid for pid in ranking if pid not in chain.passages])[:top_k]
+        return ahead(chain.passages, ranking, top_k)
 
     def _timed(self, window: Window, first: Walk) -> list[tuple[str, int]]:
         """The passages that name a time in ``window``, each with its earliest such time (minutes after midnight):
         the question's own walk (``first``) ranks them, its ranking first, then by its mass, then by time."""
         g = self.graph
+        clocks = self._clocks()
         inside = [(row, pid, minute) for row, pid in enumerate(g.passage_ids)
-                  if (minute := window.first(self._clocks()[pid])) is not None]
+                  if (minute := window.first(clocks[pid])) is not None]
         rank = {pid: n for n, pid in enumerate(first.retrieval.ids)}
-        mass = first.mass[len(g.phrases):] if len(first.mass) else np.zeros(len(g.passage_ids))
+        mass = first.mass[len(g.phrases):]   # every node's mass, zeros when nothing seeded the walk
         inside.sort(key=lambda t: (rank.get(t[1], len(rank)), -float(mass[t[0]]), window.offset(t[2])))
         return [(pid, minute) for _, pid, minute in inside]
 
@@ -493,7 +494,7 @@ class InvestigateRetriever:
         why = f"the question asks about the time {window.text}: {named}; {picks}in the order of their times: " + \
               ", ".join(f"{pid} ({minute // 60:02d}:{minute % 60:02d})" for pid, minute in picked)
         ex.rounds.append(self._round(pending, [], Reading(), [], why, started))
-        return (pids + [pid for pid in ranking if pid not in pids])[:top_k]
+        return ahead(pids, ranking, top_k)
 
     def _links(self, pid: str, besides: Collection[str], avoid: Collection[int] = ()) -> list[str]:
         """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first, phrases in
@@ -532,6 +533,12 @@ class InvestigateRetriever:
                      set_aside=list(set_aside), why=why, enough=reading.enough, reader=reader,
                      ms=round((time.perf_counter() - started) * 1000, 1), llm_ms=reading.llm_ms,
                      llm_calls=reading.llm_calls)
+
+
+def ahead(first: Sequence[str], rest: Sequence[str], k: int) -> list[str]:
+    """``first``, then the passages of ``rest`` not among them, ``k`` at most: how a check's picks take the first
+    places of a ranking."""
+    return list(dict.fromkeys([*first, *rest]))[:k]
 
 
 def final_ranking(searches: Sequence[Sequence[Sequence[str]]], answered: tuple[list[str], list[str]] | None,
