@@ -7,6 +7,12 @@ Clock times are read as written: "9:15 PM", "9.15 p.m.", "9pm", "21:15", "02:10"
 AM or PM and an hour from 1 to 12 ("10:40") could be either: both readings count. A year or a version ("4.12") is
 not a time: a number with a dot needs an AM or PM after it, and one with neither colon nor AM/PM is a time only
 where the other end of the question's stretch says which half of the day it is in ("between 9 and 11 PM").
+
+With ``words``, a time said in words counts too: "ten o'clock", "half past eight", "a quarter to eleven", "twenty
+past nine", and an hour word after a word of when ("at", "after", "by", "around", "until", ...: "shortly after ten")
+when what follows it cannot be what it counts ("after ten and", "at ten.", not "after ten days"). "In the evening",
+"at night" or "that night" after any of them says which half of the day it is in. "Shortly after ten" is read as
+ten: the words do not say how long after. Only "a quarter" goes "to" an hour: "from ten to eleven" is a stretch.
 """
 from __future__ import annotations
 
@@ -20,6 +26,20 @@ _HALF = r"(?P<half>[ap])\.?\s?m\b\.?"
 # a clock time: hours, then minutes after a colon (or a dot, when AM/PM follows), then AM/PM; or a named hour
 _CLOCK = re.compile(rf"(?<![\w$£€.:,])(?P<hour>\d{{1,2}})(?:(?::(?P<min>\d{{2}}))|(?:\.(?P<dmin>\d{{2}})(?=\s?[ap]\.?\s?m\b)))?"
                     rf"(?:\s?{_HALF})?(?![\w:])|\b(?P<named>noon|midday|midnight)\b", re.IGNORECASE)
+_HOUR_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_MINUTES = {"quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20}   # "twenty-five" is twenty and five
+_HOUR = rf"(?:{'|'.join(_HOUR_WORDS)}|1[0-2]|[1-9])"
+_WORDED = re.compile(
+    rf"\b(?:(?:a\s+)?(?P<min>quarter|half|twenty[- ]five|twenty|ten|five)\s+past\s+(?P<hour>{_HOUR})"
+    rf"|(?:a\s+)?quarter\s+to\s+(?P<to>{_HOUR})"
+    rf"|(?P<oclock>{_HOUR})\s*o[’']?\s?clock"
+    rf"|(?:at|after|before|by|around|about|past|until|till|towards?|approximately|nearly)\s+"
+    rf"(?P<cued>{'|'.join(_HOUR_WORDS)}))\b"
+    r"(?:\s+(?P<q>in\s+the\s+(?:morning|afternoon|evening)|at\s+night|(?:that|this)\s+(?:night|morning|afternoon|"
+    r"evening)|tonight)\b)?", re.IGNORECASE)
+# what may follow an hour word after a word of when: not a noun it would count ("after ten days")
+_ENDS_CUED = re.compile(r"\s*(?:$|[.,;:!?)\]—–-]|(?:and|or|but|when|while|that|so|then|he|she|they|we|it|the)\b)",
+                        re.IGNORECASE)
 _OPENS = ("between", "from")                 # the word before a stretch's first end
 _JOINS = ("and", "to", "until", "till", "-", "–")   # what comes between its two ends
 
@@ -53,9 +73,39 @@ class Window:
         return min(inside)[1] if inside else None
 
 
-def clock_times(text: str) -> list[Clock]:
-    """The clock times ``text`` names, in order (a bare number among them: ``Clock.said`` is False)."""
-    return [clock for match in _CLOCK.finditer(text) if (clock := _clock(match)) is not None]
+def clock_times(text: str, words: bool = False) -> list[Clock]:
+    """The clock times ``text`` names, in order (a bare number among them: ``Clock.said`` is False); with ``words``,
+    those said in words too."""
+    return [clock for _, _, clock in _times(text, words) if clock is not None]
+
+
+def _times(text: str, words: bool) -> list[tuple[int, int, Clock | None]]:
+    """Where ``text`` names a time (start, end) and what it says (None: a number that cannot be one), in order. A time
+    in words wins over a number inside it ("8 o'clock")."""
+    found = [(m.start(), m.end(), _clock(m)) for m in _CLOCK.finditer(text)]
+    if not words:
+        return found
+    worded: list[tuple[int, int, Clock | None]] = [
+        (m.start("cued") if m["cued"] else m.start(), m.end(), _worded(m)) for m in _WORDED.finditer(text)
+              if not m["cued"] or m["q"] or _ENDS_CUED.match(text, m.end())]
+    kept = [t for t in found if not any(s < t[1] and t[0] < e for s, e, _ in worded)]
+    return sorted(kept + worded, key=lambda t: t[0])
+
+
+def _worded(match: re.Match[str]) -> Clock:
+    hour_text = (match["hour"] or match["to"] or match["oclock"] or match["cued"]).lower()
+    hour = int(hour_text) if hour_text.isdigit() else _HOUR_WORDS.index(hour_text) + 1
+    minute = 0
+    if match["min"]:
+        minute = sum(_MINUTES[w] for w in re.split(r"[- ]+", match["min"].lower()))
+    elif match["to"]:
+        minute = -15
+    at = (hour % 12) * 60 + minute
+    qualifier = (match["q"] or "").lower()
+    if qualifier:
+        half = "a" if "morning" in qualifier else "p"
+        return Clock(((at % 720) + (720 if half == "p" else 0),), True, half)
+    return Clock((at % 720, at % 720 + 720), True)
 
 
 def _clock(match: re.Match[str]) -> Clock | None:
@@ -74,17 +124,16 @@ def _clock(match: re.Match[str]) -> Clock | None:
     return Clock(((hour % 12) * 60 + minute, (hour % 12 + 12) * 60 + minute), said)
 
 
-def asks_about_window(question: str) -> Window | None:
+def asks_about_window(question: str, words: bool = False) -> Window | None:
     """The stretch of time ``question`` asks about ("between 9:15 PM and 11:30 PM", "from 21:00 to 22:30"), or None
     if it names none: two clock times, "between" or "from" before the first and "and", "to" or "until" between them.
     At least one end must say it is a time (a colon, AM/PM or a named hour): "between 2 and 3 witnesses" is not a
-    stretch of time. An end with no AM/PM takes the other end's."""
-    clocks = list(_CLOCK.finditer(question))
-    for first, second in itertools.pairwise(clocks):
-        before = question[:first.start()].lower().split()
+    stretch of time. An end with no AM/PM takes the other end's. With ``words``, an end may be said in words ("from
+    half past eight to ten o'clock")."""
+    for (first, first_end, start), (second, second_end, end) in itertools.pairwise(_times(question, words)):
+        before = question[:first].lower().split()
         opens = before[-1] if before and before[-1] in _OPENS else ""
-        joined = question[first.end():second.start()].strip().lower() in _JOINS
-        start, end = _clock(first), _clock(second)
+        joined = question[first_end:second].strip().lower() in _JOINS
         if not (opens and joined) or start is None or end is None or not (start.said or end.said):
             continue
         start, end = _same_half(start, end), _same_half(end, start)
@@ -92,7 +141,7 @@ def asks_about_window(question: str) -> Window | None:
             spans = tuple(zip(start.readings, end.readings, strict=True))
         else:
             spans = tuple((s, e) for s in start.readings for e in end.readings)
-        return Window(f"{opens} {question[first.start():second.end()]}", spans)
+        return Window(f"{opens} {question[first:second_end]}", spans)
     return None
 
 

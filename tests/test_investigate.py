@@ -541,6 +541,29 @@ def test_clock_times_are_read_as_written(text, readings):
     assert [(c.readings, c.said) for c in clock_times(text)] == readings
 
 
+@pytest.mark.parametrize("text, readings, by_clock", [
+    ("Rain began to fall shortly after ten and lasted until dawn.", [(10 * 60, 22 * 60)], []),
+    ("the guests left by half past eight.", [(8 * 60 + 30, 20 * 60 + 30)], []),
+    ("at a quarter to eleven that night", [(22 * 60 + 45,)], []),              # "that night" says which half
+    ("the clock struck 8 o'clock, then twenty-five past nine", [(8 * 60, 20 * 60), (9 * 60 + 25, 21 * 60 + 25)], []),
+    ("he came back at ten in the evening; she left at 10:45 PM", [(22 * 60,), (22 * 60 + 45,)], [(22 * 60 + 45,)]),
+    ("after ten days he paid about one in five of them", [], []),            # counts, not times
+    ("the walk from ten to eleven", [], []),                                 # a stretch's ends, not "ten to eleven"
+])
+def test_times_in_words_are_read_when_asked(text, readings, by_clock):
+    assert [c.readings for c in clock_times(text, words=True)] == readings
+    assert all(c.said for c in clock_times(text, words=True))
+    assert [c.readings for c in clock_times(text) if c.said] == by_clock   # by the clock alone
+
+
+def test_a_question_may_name_its_stretch_in_words_when_asked():
+    question = "What happened between half past eight and ten o'clock?"
+    assert asks_about_window(question) is None
+    window = asks_about_window(question, words=True)
+    assert window is not None and window.text == "between half past eight and ten o'clock"
+    assert list(window.spans) == [(8 * 60 + 30, 10 * 60), (20 * 60 + 30, 22 * 60)]
+
+
 @pytest.fixture()
 def window_parts(embedder):
     """A night at Larkspur Hall: three records by the clock inside 9-11 PM that never name the hall (W1, W2) or name
@@ -581,6 +604,24 @@ def test_a_question_about_a_stretch_of_time_gets_what_happened_in_it_in_the_orde
         "Who works at Larkspur Hall?", 3)
     assert plain.ids == investigator(window_parts, WalkReader(), steps=1,
                                      check_window=False).retrieve("Who works at Larkspur Hall?", 3).ids
+
+
+def test_a_time_said_in_words_counts_in_the_stretch_when_asked(embedder):
+    """The rain that began "shortly after ten" happened between 9 and 11 PM: with ``time_words`` it is among the
+    stretch's passages, in its place by the clock; without, the check does not see it."""
+    docs = [{"id": "R1", "title": "Butler", "text": "The butler locked the cellar at 21:40."},
+            {"id": "R2", "title": "Weather", "text": "Rain began to fall shortly after ten and lasted until dawn."},
+            {"id": "R3", "title": "Cook", "text": "The cook of Larkspur Hall went home at 6 PM."},
+            {"id": "R4", "title": "Party", "text": "The party at Larkspur Hall ended late; guests praised the music."}]
+    triples = [("R1", "butler", "locked", "cellar"), ("R2", "rain", "began", "dawn"),
+               ("R3", "cook", "works at", "Larkspur Hall"), ("R4", "party", "held at", "Larkspur Hall")]
+    case = make_case(docs, [], [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in triples])
+    graph = build_graph(triples, case.passages, embedder)
+    parts = case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages)
+    words = investigator(parts, WalkReader(), steps=1, time_words=True).retrieve(WINDOW_QUESTION, 3)
+    assert words.ids[:2] == ["R1", "R2"] and "R2 (22:00)" in words.explanation.rounds[-1].why
+    clock = investigator(parts, WalkReader(), steps=1).retrieve(WINDOW_QUESTION, 3)
+    assert clock.ids[0] == "R1" and "1 passage names a time in it" in clock.explanation.rounds[-1].why
 
 
 def test_evidence_cannot_close_its_fence():
