@@ -54,7 +54,8 @@ CONFIRMING_SEEDS = tuple(range(116, 124))
 # 180-187``), 188-195 suspect_opportunity (N) (2026-12-05, kept by the steady form; ``--fresh 188-195``), 196-203
 # scene_text (O) (2026-12-05, not kept; ``--fresh 196-203``), 204-211 check_window (P), run with their timeline
 # question (2026-12-05, kept; ``--fresh 204-211``); 212-219 the next candidate's, not generated yet: fix the
-# candidate first (docs/investigate.md, "The narrow rule").
+# candidate first (docs/investigate.md, "The narrow rule"). time_words (U) did not use them: it moved nothing on the
+# choosing sets, so there was nothing for them to confirm.
 FRESH_SEEDS = tuple(range(212, 220))
 # One whole question's Recall, summed over FRESH_SEEDS' 72 questions: three times the largest change a rerun with every
 # reading made afresh gave on the 144 questions of seeds 100-115 (one question, by a third)

@@ -192,7 +192,9 @@ class InvestigateSettings:
                                  "9:15 PM and 11:30 PM?\"), the top k goes first to the passages that name a clock "
                                  "time in it (the question's own walk picks among them; listed in the order of their "
                                  "times): what happened then is found by its time, whatever it names")
-    # candidate (U), fixed before seeds 212-219 were made; judged by the narrow rule
+    # Candidate (U), the narrow rule, 2026-12-05: on the generated question 10 (--timeline, seeds 100-123) the aside
+    # said in words joined the stretch's passages on all 18 questions that hold it, but they were at 0.75 already (four
+    # supporting documents, a top 3), so no Recall moved and it is off; no other choosing question names a stretch.
     time_words: bool = setting(False, "with check_window, a time said in words counts as well as one by the clock "
                                "(\"half past eight\", \"ten o'clock\", \"shortly after ten\"), in the question and "
                                "in the passages")
