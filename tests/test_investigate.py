@@ -200,7 +200,7 @@ def test_a_step_that_restates_what_was_read_fills_the_places_after_it_from_its_o
     client = OpenAIClient(fault_server.base_url, backoff=0.01)
     client._known_models = ["m"]
     reader = StepReader(client, "m", parts[3].tokens)
-    runs = {(how, k): investigator(parts, reader, reading="step", after_answer=how).retrieve(QUESTION, k)
+    runs = {(how, k): investigator(parts, reader, reading="step", after_answer=how, read_on=False).retrieve(QUESTION, k)
             for how in ("walk", "step") for k in (3, 5)}
     assert runs["step", 3].ids == runs["walk", 3].ids and len(runs["step", 3].explanation.rounds) == 1
     assert set(runs["walk", 3].ids) < set(runs["step", 5].ids)          # the passages read stay in the top 5
@@ -209,6 +209,44 @@ def test_a_step_that_restates_what_was_read_fills_the_places_after_it_from_its_o
     assert "what the answer leads to" in last.why and last.llm_calls == 0
     assert last.added and set(last.added) <= set(runs["step", 5].ids) - set(runs["walk", 5].ids)
     assert len(runs["step", 5].ids) == 5
+
+
+def test_a_restated_steps_find_is_read_on_and_a_new_step_gets_the_next_place(fault_server, parts):
+    """At top 5 the reader restates what it read; read on with the restated step's best find, it writes a step that
+    names something new (the bank), whose search is a round of its own and whose best find takes the place after the
+    passages read. Off, the model reads once."""
+    prompts: list[str] = []
+
+    def handler(h, req):
+        prompt = req["messages"][-1]["content"]
+        prompts.append(prompt)
+        read = re.findall(r'<passage id="\w+">[^<:]*: ([^<]*)</passage>', prompt)
+        step = "Who else owes the Harbour Bank money?" if len(read) == 4 else read[-1]
+        reply(200, chat_body(json.dumps({"enough": False, "next": step})))(h, req)
+
+    fault_server.script = [handler]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    reader = StepReader(client, "m", parts[3].tokens)
+    off = investigator(parts, reader, reading="step", read_on=False).retrieve(QUESTION, 5)
+    assert len(prompts) == 1 and len(off.explanation.rounds) == 2
+    prompts.clear()
+    r = investigator(parts, reader, reading="step").retrieve(QUESTION, 5)
+    assert len(prompts) == 2 and len(re.findall(r"<passage ", prompts[1])) == 4
+    restated, further = r.explanation.rounds[1:]
+    assert "read with" in restated.why and "Harbour Bank" in restated.why and restated.llm_calls == 1
+    assert further.searched == ["Who else owes the Harbour Bank money?"] and "N3" in r.ids and len(r.ids) == 5
+    assert r.ids[:3] == off.ids[:3] or set(off.ids[:3]) <= set(r.ids)   # the passages read stay
+
+
+def test_a_restated_step_that_names_a_title_brings_that_passage_first(parts):
+    """A step that names a passage's title ("the Bank letter") finds that passage before the rest of its search; a
+    title the question names, or a word inside a longer one, does not count."""
+    loop = investigator(parts, WalkReader(), reading="step")
+    assert loop._titled("The Bank letter says Tobias Fenn owes money.", QUESTION, ["N2", "N3"]) == ["N3"]
+    assert loop._titled("The bank letter says so.", "What does the Bank letter say?", []) == []
+    assert loop._titled("A letter from the bank.", QUESTION, []) == []
+    assert loop._titled("The night report and the registry agree.", QUESTION, ["N2", "N1"]) == ["N2", "N1"]
 
 
 def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_server, parts):
