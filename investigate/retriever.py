@@ -349,15 +349,12 @@ class InvestigateRetriever:
         """The search of a step that restated the passages read (``shown``), for the top k's places after them: its
         round goes on the trail and its walk's mass into ``mass``. Returns the ranking with those places filled (the
         passages read, then the step's finds round robin with the rest of ``ranked``) and the step's finds."""
-        started = time.perf_counter()
         number = len(ex.rounds) + 1
-        with ex.stage(f"round {number} search", "the step that restated the evidence"):
-            ids, walk = self._search(step, depth)
+        ids, walk, started = self._search_round(step, depth, mass, ex, "the step that restated the evidence")
         found = [pid for pid in ids if pid not in shown]
         if titles_for is not None:
             titled = self._titled(step, titles_for, ids)
             found = ahead([pid for pid in titled if pid not in shown], found, len(self.graph.passage_ids))
-        mass += walk.mass
         rest = [pid for pid in ranked if pid not in shown]
         filled = shown + merged([[rest], [found]], "trail", len(self.graph.passage_ids))
         after = filled[len(shown):top_k]
@@ -378,20 +375,14 @@ class InvestigateRetriever:
         if not found or top_k <= len(shown) + 1:
             return answered
         seen = [*shown, found[0]]
-        last = ex.rounds[-1]
         with ex.stage(f"round {len(ex.rounds)} read", f"{reader.name} reader", llm=reader.uses_llm):
             read = reader.read(question, self._in_sight(seen, p.passage_chars), [], first=False)
-        last.reader = reader.name
-        last.llm_calls += read.llm_calls
-        last.llm_ms = round(last.llm_ms + read.llm_ms, 1)
         step = read.sub_questions[0] if read.sub_questions and not read.enough else ""
-        last.why += f"; read with {found[0]}: " + (f"next, {step}" if step else read.why or "no step")
+        on_last_round(ex, read, f"read with {found[0]}: " + (f"next, {step}" if step else read.why or "no step"))
+        ex.rounds[-1].reader = reader.name
         if not step:
             return answered
-        started = time.perf_counter()
-        with ex.stage(f"round {len(ex.rounds) + 1} search", "the step after the restated one"):
-            ids, walk = self._search(step, p.depth)
-        mass += walk.mass
+        ids, walk, started = self._search_round(step, p.depth, mass, ex, "the step after the restated one")
         new = [pid for pid in ids if pid not in seen]
         rest = [pid for pid in ranked if pid not in seen]
         refilled = seen + merged([[new], [rest]], "trail", len(self.graph.passage_ids))
@@ -430,17 +421,11 @@ class InvestigateRetriever:
         top_k = len(ranking)
         with ex.stage("suspect named", "the question asks who meets several conditions", llm=True):
             named = namer.name(question, self._in_sight(read, p.passage_chars))
-        last = ex.rounds[-1]
         person = named.answer
-        last.why = "; ".join(x for x in (last.why, named.why or f"the trail points to {person}") if x)
-        last.llm_calls += named.llm_calls
-        last.llm_ms = round(last.llm_ms + named.llm_ms, 1)
+        on_last_round(ex, named, named.why or f"the trail points to {person}")
         if not person:
             return ranking
-        started = time.perf_counter()
-        with ex.stage(f"round {len(ex.rounds) + 1} search", "the person named"):
-            ids, walk = self._search(person, p.depth)
-        mass += walk.mass
+        ids, walk, started = self._search_round(person, p.depth, mass, ex, "the person named")
         found = [pid for pid in ids if pid not in ranking]
         if p.suspect_hop and found:
             links = [[self._links(find, ranking)] for find in found[:p.suspect_hop_finds]]
@@ -588,6 +573,16 @@ class InvestigateRetriever:
         cannot restate or name)."""
         return [replace(passage, text=passage.text[:chars]) for passage in map(self.case.passage, ids)]
 
+    def _search_round(self, query: str, depth: int, mass: np.ndarray, ex: Explanation,
+                      what: str) -> tuple[list[str], Walk, float]:
+        """``_search`` of ``query`` as the stage of the next round (``what`` it searches), its walk's mass added to
+        ``mass``; with the time the round started."""
+        started = time.perf_counter()
+        with ex.stage(f"round {len(ex.rounds) + 1} search", what):
+            ids, walk = self._search(query, depth)
+        mass += walk.mass
+        return ids, walk, started
+
     def _search(self, query: str, depth: int) -> tuple[list[str], Walk]:
         """A lead's or sub-question's ranking: its walk fused with BM25 on its words (equal weight, RRF k=60)."""
         walk = self.walker.walk(query, depth)
@@ -615,6 +610,14 @@ class InvestigateRetriever:
                      set_aside=list(set_aside), why=why, enough=reading.enough, reader=reader,
                      ms=round((time.perf_counter() - started) * 1000, 1), llm_ms=reading.llm_ms,
                      llm_calls=reading.llm_calls)
+
+
+def on_last_round(ex: Explanation, reading: Reading, why: str) -> None:
+    """A reading made after the last round was recorded: its cost and what it says go on that round."""
+    last = ex.rounds[-1]
+    last.why = "; ".join(x for x in (last.why, why) if x)
+    last.llm_calls += reading.llm_calls
+    last.llm_ms = round(last.llm_ms + reading.llm_ms, 1)
 
 
 def title_words(text: str) -> str:
