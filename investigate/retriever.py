@@ -221,7 +221,7 @@ class InvestigateRetriever:
         self.graph, self.walker, self.lexical, self.case = graph, walker, lexical, case
         self.readers, self.settings, self.namer = dict(readers), settings, namer
         self._clock_times: dict[bool, dict[str, list[Clock]]] = {}   # by whether times in words count
-        self._titles: dict[str, list[str]] | None = None
+        self._titles: dict[str, list[tuple[int, str]]] | None = None
         self._longest_title = 0
 
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
@@ -396,20 +396,19 @@ class InvestigateRetriever:
     def _titled(self, step: str, question: str, order: Sequence[str]) -> list[str]:
         """The passages whose title ``step`` names, word for word, and ``question`` does not: in ``order`` (the step's
         search), then the case's."""
-        if self._titles is None:   # words of a title -> its passages, built on the first restated step
+        if self._titles is None:   # words of a title -> its passages (row, id), built on the first restated step
             self._titles = {}
-            for pid in self.graph.passage_ids:
+            for row, pid in enumerate(self.graph.passage_ids):
                 if len(title := title_words(self.case.passage(pid).title)) > 2:
-                    self._titles.setdefault(title, []).append(pid)
+                    self._titles.setdefault(title, []).append((row, pid))
             self._longest_title = max((t.count(" ") + 1 for t in self._titles), default=0)
         words, asked = title_words(step).split(), f" {title_words(question)} "
         named = {" ".join(words[i:j]) for i in range(len(words))
                  for j in range(i + 1, min(len(words), i + self._longest_title) + 1)}
-        hits = [pid for title in named if title in self._titles and f" {title} " not in asked
-                for pid in self._titles[title]]
+        hits = [hit for title in named if title in self._titles and f" {title} " not in asked
+                for hit in self._titles[title]]
         rank = {pid: n for n, pid in enumerate(order)}
-        position = {pid: n for n, pid in enumerate(self.graph.passage_ids)}
-        return sorted(hits, key=lambda pid: (rank.get(pid, len(rank)), position[pid]))
+        return [pid for _, pid in sorted(hits, key=lambda hit: (rank.get(hit[1], len(rank)), hit[0]))]
 
     def _check_suspect(self, namer: Namer, question: str, ranking: list[str], read: list[str], p: InvestigateSettings,
                        mass: np.ndarray, ex: Explanation, scene: Sequence[str] = ()) -> list[str]:

@@ -87,7 +87,7 @@ def _times(text: str, words: bool) -> list[tuple[int, int, Clock | None]]:
         return found
     worded: list[tuple[int, int, Clock | None]] = [
         (m.start("cued") if m["cued"] else m.start(), m.end(), _worded(m)) for m in _WORDED.finditer(text)
-              if not m["cued"] or m["q"] or _ENDS_CUED.match(text, m.end())]
+        if not m["cued"] or m["q"] or _ENDS_CUED.match(text, m.end())]
     kept = [t for t in found if not any(s < t[1] and t[0] < e for s, e, _ in worded)]
     return sorted(kept + worded, key=lambda t: t[0])
 

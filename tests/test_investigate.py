@@ -236,7 +236,7 @@ def test_a_restated_steps_find_is_read_on_and_a_new_step_gets_the_next_place(fau
     restated, further = r.explanation.rounds[1:]
     assert "read with" in restated.why and "Harbour Bank" in restated.why and restated.llm_calls == 1
     assert further.searched == ["Who else owes the Harbour Bank money?"] and "N3" in r.ids and len(r.ids) == 5
-    assert r.ids[:3] == off.ids[:3] or set(off.ids[:3]) <= set(r.ids)   # the passages read stay
+    assert set(off.ids[:3]) <= set(r.ids)   # the passages read stay
 
 
 def test_a_restated_step_that_names_a_title_brings_that_passage_first(parts):
