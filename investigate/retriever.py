@@ -48,7 +48,7 @@ from indexes import BM25Index, rrf
 from kg import KnowledgeGraph
 from kg.walk import HippoRAGRetriever, Walk
 
-from .readers import Namer, Reader, Reading
+from .readers import HopReader, Namer, Reader, Reading, refers_to, with_answers
 from .suspects import CONDITION_EVIDENCE, asks_for_someone_by_conditions, conditions_named
 from .ties import Tie, asks_what_ties
 from .windows import Clock, Window, asks_about_window, clock_times
@@ -208,18 +208,22 @@ class InvestigateSettings:
     time_words: bool = setting(False, "with check_window, a time said in words counts as well as one by the clock "
                                "(\"half past eight\", \"ten o'clock\", \"shortly after ten\"), in the question and "
                                "in the passages")
+    hops: bool = setting(False, "when the top k has room beyond the passages read, the model first splits the "
+                         "question into the simple questions that answer it (\"Who wrote X?\", \"Where was #1 "
+                         "born?\"); a split is searched hop by hop, each hop's answer read from its finds, instead of "
+                         "the steps, and the last hop's finds take those places first")
 
 
 class InvestigateRetriever:
     def __init__(self, graph: KnowledgeGraph, walker: HippoRAGRetriever, lexical: BM25Index, case: Case,
                  readers: Mapping[str, Reader], settings: InvestigateSettings = InvestigateSettings(),
-                 namer: Namer | None = None):
+                 namer: Namer | None = None, hop_reader: HopReader | None = None):
         """``readers``: a reader for each way of reading it offers (``READINGS``); ``settings.reading`` must be one.
         ``namer``: who names the suspect for ``check_suspect`` (None: no one, so nothing is checked)."""
         if settings.reading not in readers:
             raise ValueError(f"investigate: no {settings.reading!r} reader among {', '.join(readers)}")
         self.graph, self.walker, self.lexical, self.case = graph, walker, lexical, case
-        self.readers, self.settings, self.namer = dict(readers), settings, namer
+        self.readers, self.settings, self.namer, self.hop_reader = dict(readers), settings, namer, hop_reader
         self._clock_times: dict[bool, dict[str, list[Clock]]] = {}   # by whether times in words count
         self._titles: dict[str, list[tuple[int, str]]] | None = None
         self._longest_title = 0
@@ -255,7 +259,10 @@ class InvestigateRetriever:
         filled = "the chain the question asks for fills" if chain is not None and len(chain.passages) >= top_k \
             else f"the passages that name a time {window.text} fill" if window is not None and len(timed) >= top_k \
             else ""
-        steps = 1 if filled else p.steps
+        split = self.hop_reader.split(question) if p.hops and self.hop_reader is not None and top_k > p.show and \
+            not filled else Reading()
+        hops = split.sub_questions
+        steps = 1 if filled or hops else p.steps
         for number in range(2, steps + 1):
             everything = merged(searches, p.merge, len(g.passage_ids))
             trail = [pid for pid in everything if pid not in aside]
@@ -302,8 +309,12 @@ class InvestigateRetriever:
                 break
         else:
             last = f"{filled} the top {top_k}: nothing is left for a reading to find" if filled else \
-                f"the last of {p.steps} rounds"
+                "the question splits into hops, searched one by one" if hops else f"the last of {p.steps} rounds"
             ex.rounds.append(self._round(pending, [], Reading(), [], last, started))
+        if split.llm_calls or split.llm_ms:
+            on_last_round(ex, split, split.why or "hops: " + " / ".join(hops))
+        if hops:
+            answered = self._follow_hops(hops, first.retrieval.ids, top_k, p, mass, ex)
         ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
@@ -392,6 +403,39 @@ class InvestigateRetriever:
         ex.rounds.append(self._round(pending, [], Reading(), [], "the step the passages read and the restated "
                                      "step's find lead to", started))
         return refilled, [found[0], *new]
+
+    def _follow_hops(self, hops: Sequence[str], ranked: list[str], top_k: int, p: InvestigateSettings,
+                     mass: np.ndarray, ex: Explanation) -> tuple[list[str], list[str]]:
+        """The question's hops searched one by one, a round each, each later hop with the earlier hops' answers in
+        place (read from the best ``show`` of their finds) until one is unanswered. Returns, as ``_after_answer``
+        does, the ranking (the question's passages read, then the hops' finds, the last hop's first, round robin with
+        the rest of ``ranked``) and the hops' best finds."""
+        assert self.hop_reader is not None
+        n = len(self.graph.passage_ids)
+        shown = ranked[:p.show]
+        answers: dict[int, str] = {}
+        searches: list[list[str]] = []
+        for number, hop in enumerate(hops, 1):
+            text = with_answers(hop, answers)
+            if text is None:
+                break
+            ids, walk, started = self._search_round(text, p.depth, mass, ex, f"hop {number} of the question")
+            reading = Reading()
+            if refers_to(hops[number:], number):
+                reading = self.hop_reader.answer(text, self._in_sight(ids[:p.show], p.passage_chars))
+                if reading.answer:
+                    answers[number] = reading.answer
+            on_trail = set(shown).union(*searches)
+            searches.append(ids)
+            pending = dict(number=len(ex.rounds) + 1, searched=[text],
+                           seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]],
+                           added=[pid for pid in ids[:p.show] if pid not in on_trail])
+            ex.rounds.append(self._round(pending, [], reading, [], "", started,
+                                         self.hop_reader.name if reading.llm_calls or reading.llm_ms else ""))
+        # a hop's finds are its best ``show``: further down, a search that found what was read finds little else
+        found = [pid for pid in merged([[ids[:p.show]] for ids in reversed(searches)], "trail", n) if pid not in shown]
+        rest = [pid for pid in ranked if pid not in shown]
+        return shown + merged([[found], [rest]], "trail", n), found
 
     def _titled(self, step: str, question: str, order: Sequence[str]) -> list[str]:
         """The passages whose title ``step`` names, word for word, and ``question`` does not: in ``order`` (the step's

@@ -10,13 +10,13 @@ from kg import KNOWLEDGE_GRAPH
 from kg.walk import HippoConfig, HippoRAGRetriever
 from llm import OpenAIClient
 
-from .readers import LLMReader, Namer, Reader, StepReader, SuspectNamer, WalkReader
+from .readers import HopReader, LLMReader, Namer, Reader, StepReader, SuspectNamer, WalkReader
 from .retriever import InvestigateRetriever, InvestigateSettings
 
 PARAMS = params_of(InvestigateSettings)
 # one way of reading (the walk's leads), no reader to ask sub-questions, to judge what it read, to restate it or to
 # name a suspect
-LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer", "check_suspect")
+LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer", "check_suspect", "hops")
 LEADS = InvestigateSettings(reading="leads")   # the defaults of a loop whose only reader picks leads
 # The blind loop at its best, so the page shows what reading adds over following the graph, not over the walk at
 # settings chosen for a reader: of its looping configurations, trail merge with one lead and two rounds did best on
@@ -28,7 +28,8 @@ WALK_PARAMS = params_of(WALK, exclude=LEADS_ONLY)
 
 def build_with(readers_for: Callable[[BuildContext], Mapping[str, Reader]],
                settings: InvestigateSettings | None = None,
-               namer_for: Callable[[BuildContext], Namer] | None = None) -> Callable[
+               namer_for: Callable[[BuildContext], Namer] | None = None,
+               hops_for: Callable[[BuildContext], HopReader] | None = None) -> Callable[
                    [BuildContext, Mapping[str, Value]], InvestigateRetriever]:
     """A build whose loop reads with ``readers_for(ctx)``, a reader for each way of reading it offers (benchmarks
     plug in an oracle reader this way); ``settings``: the loop's defaults (a loop with only a leads reader reads
@@ -39,7 +40,8 @@ def build_with(readers_for: Callable[[BuildContext], Mapping[str, Reader]],
         lexical = ctx.shared(BM25_INDEX)
         walker = HippoRAGRetriever(graph, ctx.embedder, HippoConfig(llm_filter=False), lexical=lexical)
         return InvestigateRetriever(graph, walker, lexical, ctx.case, readers_for(ctx),
-                                    settings or InvestigateSettings(), namer_for(ctx) if namer_for else None)
+                                    settings or InvestigateSettings(), namer_for(ctx) if namer_for else None,
+                                    hops_for(ctx) if hops_for else None)
     return build
 
 
@@ -65,11 +67,16 @@ def llm_namer(ctx: BuildContext) -> SuspectNamer:
     return SuspectNamer(*_chat(ctx))
 
 
+def llm_hops(ctx: BuildContext) -> HopReader:
+    """The run's chat model, splitting a question into hops and answering each."""
+    return HopReader(*_chat(ctx))
+
+
 INVESTIGATE = Strategy(
     "investigate", "Investigate", "Follows leads like a detective: the walk from the question, then a language model "
     "reads what was found and writes the next step to look up (or, reading by leads, picks the graph's leads), "
     "which the next walk starts from; it stops when a step only restates what it read.",
-    build_with(llm_readers, namer_for=llm_namer), params=PARAMS, needs_llm=True, uses_triples=True,
+    build_with(llm_readers, namer_for=llm_namer, hops_for=llm_hops), params=PARAMS, needs_llm=True, uses_triples=True,
     products=(KNOWLEDGE_GRAPH, BM25_INDEX),
     # at most one read after every round but the last, and the suspect named (the reading is the strategy itself, so
     # neither is an optional LLM step a retrieval-only run turns off)
