@@ -259,9 +259,9 @@ class InvestigateRetriever:
         filled = "the chain the question asks for fills" if chain is not None and len(chain.passages) >= top_k \
             else f"the passages that name a time {window.text} fill" if window is not None and len(timed) >= top_k \
             else ""
-        split = self.hop_reader.split(question) if p.hops and self.hop_reader is not None and top_k > p.show and \
-            not filled else Reading()
-        hops = split.sub_questions
+        split = self._split(question, ex) if p.hops and self.hop_reader is not None and top_k > p.show and \
+            not filled else None
+        hops = split.sub_questions if split is not None else ()
         steps = 1 if filled or hops else p.steps
         for number in range(2, steps + 1):
             everything = merged(searches, p.merge, len(g.passage_ids))
@@ -311,10 +311,10 @@ class InvestigateRetriever:
             last = f"{filled} the top {top_k}: nothing is left for a reading to find" if filled else \
                 "the question splits into hops, searched one by one" if hops else f"the last of {p.steps} rounds"
             ex.rounds.append(self._round(pending, [], Reading(), [], last, started))
-        if split.llm_calls or split.llm_ms:
-            on_last_round(ex, split, split.why or "hops: " + " / ".join(hops))
+        if split is not None:   # the split was made before round 1's reading: its cost is round 1's
+            add_reading(ex.rounds[0], split, split.why or "hops: " + " / ".join(hops), HopReader.name)
         if hops:
-            answered = self._follow_hops(hops, first.retrieval.ids, top_k, p, mass, ex)
+            answered = self._follow_hops(question, hops, first.retrieval.ids, p, mass, ex)
         ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
@@ -404,12 +404,19 @@ class InvestigateRetriever:
                                      "step's find lead to", started))
         return refilled, [found[0], *new]
 
-    def _follow_hops(self, hops: Sequence[str], ranked: list[str], top_k: int, p: InvestigateSettings,
+    def _split(self, question: str, ex: Explanation) -> Reading:
+        """``question``'s hops as the hop reader splits it (``Reading.sub_questions``; none: it does not split)."""
+        assert self.hop_reader is not None
+        with ex.stage("round 1 split", "the question into hops", llm=self.hop_reader.uses_llm):
+            return self.hop_reader.split(question)
+
+    def _follow_hops(self, question: str, hops: Sequence[str], ranked: list[str], p: InvestigateSettings,
                      mass: np.ndarray, ex: Explanation) -> tuple[list[str], list[str]]:
         """The question's hops searched one by one, a round each, each later hop with the earlier hops' answers in
-        place (read from the best ``show`` of their finds) until one is unanswered. Returns, as ``_after_answer``
-        does, the ranking (the question's passages read, then the hops' finds, the last hop's first, round robin with
-        the rest of ``ranked``) and the hops' best finds."""
+        place (read from the best ``show`` of its finds) until one is unanswered. Returns, as ``_after_answer`` does,
+        the ranking (the question's passages read, then the hops' finds round robin with the rest of ``ranked``) and
+        the hops' finds: first the passages whose title an answer names, then each hop's best ``show``, the last
+        hop's first."""
         assert self.hop_reader is not None
         n = len(self.graph.passage_ids)
         shown = ranked[:p.show]
@@ -420,9 +427,11 @@ class InvestigateRetriever:
             if text is None:
                 break
             ids, walk, started = self._search_round(text, p.depth, mass, ex, f"hop {number} of the question")
-            reading = Reading()
+            reading, reader = Reading(), ""
             if refers_to(hops[number:], number):
-                reading = self.hop_reader.answer(text, self._in_sight(ids[:p.show], p.passage_chars))
+                reader = self.hop_reader.name
+                with ex.stage(f"round {len(ex.rounds) + 1} read", "the hop's answer", llm=self.hop_reader.uses_llm):
+                    reading = self.hop_reader.answer(text, self._in_sight(ids[:p.show], p.passage_chars))
                 if reading.answer:
                     answers[number] = reading.answer
             on_trail = set(shown).union(*searches)
@@ -430,10 +439,11 @@ class InvestigateRetriever:
             pending = dict(number=len(ex.rounds) + 1, searched=[text],
                            seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]],
                            added=[pid for pid in ids[:p.show] if pid not in on_trail])
-            ex.rounds.append(self._round(pending, [], reading, [], "", started,
-                                         self.hop_reader.name if reading.llm_calls or reading.llm_ms else ""))
+            ex.rounds.append(self._round(pending, [], reading, [], "", started, reader))
         # a hop's finds are its best ``show``: further down, a search that found what was read finds little else
-        found = [pid for pid in merged([[ids[:p.show]] for ids in reversed(searches)], "trail", n) if pid not in shown]
+        found = ahead([pid for answer in answers.values() for pid in self._titled(answer, question, ranked)],
+                      merged([[ids[:p.show]] for ids in reversed(searches)], "trail", n), n)
+        found = [pid for pid in found if pid not in shown]
         rest = [pid for pid in ranked if pid not in shown]
         return shown + merged([[found], [rest]], "trail", n), found
 
@@ -657,10 +667,15 @@ class InvestigateRetriever:
 
 def on_last_round(ex: Explanation, reading: Reading, why: str) -> None:
     """A reading made after the last round was recorded: its cost and what it says go on that round."""
-    last = ex.rounds[-1]
-    last.why = "; ".join(x for x in (last.why, why) if x)
-    last.llm_calls += reading.llm_calls
-    last.llm_ms = round(last.llm_ms + reading.llm_ms, 1)
+    add_reading(ex.rounds[-1], reading, why)
+
+
+def add_reading(record: Round, reading: Reading, why: str, reader: str = "") -> None:
+    """A reading made apart from ``record``'s own: its cost and what it says go on it (and who read, if given)."""
+    record.why = "; ".join(x for x in (record.why, why) if x)
+    record.llm_calls += reading.llm_calls
+    record.llm_ms = round(record.llm_ms + reading.llm_ms, 1)
+    record.reader = reader or record.reader
 
 
 def title_words(text: str) -> str:

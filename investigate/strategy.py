@@ -10,7 +10,7 @@ from kg import KNOWLEDGE_GRAPH
 from kg.walk import HippoConfig, HippoRAGRetriever
 from llm import OpenAIClient
 
-from .readers import HopReader, LLMReader, Namer, Reader, StepReader, SuspectNamer, WalkReader
+from .readers import MAX_HOPS, HopReader, LLMReader, Namer, Reader, StepReader, SuspectNamer, WalkReader
 from .retriever import InvestigateRetriever, InvestigateSettings
 
 PARAMS = params_of(InvestigateSettings)
@@ -79,8 +79,10 @@ INVESTIGATE = Strategy(
     build_with(llm_readers, namer_for=llm_namer, hops_for=llm_hops), params=PARAMS, needs_llm=True, uses_triples=True,
     products=(KNOWLEDGE_GRAPH, BM25_INDEX),
     # at most one read after every round but the last, and the suspect named (the reading is the strategy itself, so
-    # neither is an optional LLM step a retrieval-only run turns off)
-    extra_llm_calls=lambda values: int(values["steps"]) - 1 + int(values["check_suspect"] is True))
+    # neither is an optional LLM step a retrieval-only run turns off),
+    # and, splitting into hops, the split and an answer for each hop but the last (at most MAX_HOPS calls)
+    extra_llm_calls=lambda values: int(values["steps"]) - 1 + int(values["check_suspect"] is True)
+    + MAX_HOPS * int(values["hops"] is True))
 INVESTIGATE_WALK = Strategy(
     "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "
     "walk's best leads blindly, so the lab shows what reading adds.",
