@@ -208,6 +208,9 @@ class InvestigateSettings:
     time_words: bool = setting(False, "with check_window, a time said in words counts as well as one by the clock "
                                "(\"half past eight\", \"ten o'clock\", \"shortly after ten\"), in the question and "
                                "in the passages")
+    # Candidate (Z), the suite rule, 2026-12-06: only the sets at 5 can see it (k > show): 2wiki_q121_220 0.902 ->
+    # 0.907, hotpotqa_train100 0.925 -> 0.915 (the 1.5B model's hop answers are often wrong), mean -0.0007: off, an
+    # opt-in setting for a reader that splits and answers better. docs/investigate-choices.md has the commands.
     hops: bool = setting(False, "when the top k has room beyond the passages read, the model first splits the "
                          "question into the simple questions that answer it (\"Who wrote X?\", \"Where was #1 "
                          "born?\"); a split is searched hop by hop, each hop's answer read from its finds, instead of "
