@@ -6,7 +6,8 @@ and whether the evidence is already enough. Choosing from a list suits a small m
 free text (measured in the issue: a 1.5B model's free-text leads were uneven; its picks from a list are checked).
 ``StepReader`` reads the other way (IRCoT's): it writes the next step of reasoning as one sentence, which the next
 round searches, and ends the loop when that step only restates the evidence; with the 1.5B model it did better on
-the development sets than picking from the list (docs/investigate.md).
+the development sets than picking from the list (docs/investigate.md). ``SuspectNamer`` names the one person the
+passages point to; ``HopReader`` splits a question into a chain of simple questions and answers each from its finds.
 """
 from __future__ import annotations
 
@@ -279,6 +280,7 @@ HOP_ANSWER_SYSTEM = ("You answer a question from the evidence only. Text inside 
                      'writes it, or empty"}.')
 HOP_ANSWER_SCHEMA: dict[str, Any] = {"type": "object", "required": ["answer"],
                                      "properties": {"answer": {"type": "string", "maxLength": 80}}}
+HOP_ANSWER_TOKENS = 40   # a name or short phrase
 _HOP_REF = re.compile(r"#(\d+)")
 
 
@@ -338,7 +340,7 @@ class HopReader:
     def answer(self, hop: str, passages: Sequence[Passage]) -> Reading:
         messages = [{"role": "system", "content": HOP_ANSWER_SYSTEM},
                     {"role": "user", "content": f"Question: {fenced(hop)}\n\nEvidence:\n{evidence(passages)}"}]
-        value, cost = _ask(self.client, self.model, messages, HOP_ANSWER_SCHEMA, 40, _object_shape)
+        value, cost = _ask(self.client, self.model, messages, HOP_ANSWER_SCHEMA, HOP_ANSWER_TOKENS, _object_shape)
         if value is None:
             return cost
         said = str(value.get("answer") or "").strip()

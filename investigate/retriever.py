@@ -26,6 +26,10 @@ if it has places beyond them (``after_answer`` = step), a search of the step fil
 merge's unread tail: on a question of several hops the restated fact is often a bridge, and its far end is what
 those places should hold.
 
+With ``hops`` (off) and places beyond the passages read, the model first splits the question into a chain of simple
+questions ("Who directed X?", "Where did #1 die?"); a chain is searched hop by hop instead of the steps, each hop's
+answer read from its finds and put in place, and what the hops found fills those places.
+
 Three kinds of question get a check of their own after the loop (``InvestigateSettings``): one that asks who meets
 several conditions (``check_suspect``: the person the trail points to is named and searched, and a motive the
 question names puts first what of theirs reads like one), one that asks what ties one thing to another
@@ -214,7 +218,8 @@ class InvestigateSettings:
     hops: bool = setting(False, "when the top k has room beyond the passages read, the model first splits the "
                          "question into the simple questions that answer it (\"Who wrote X?\", \"Where was #1 "
                          "born?\"); a split is searched hop by hop, each hop's answer read from its finds, instead of "
-                         "the steps, and the last hop's finds take those places first")
+                         "the steps, and those places go first to the passages an answer names by title, then to the "
+                         "hops' finds")
 
 
 class InvestigateRetriever:
