@@ -368,7 +368,6 @@ class InvestigateRetriever:
         """The search of a step that restated the passages read (``shown``), for the top k's places after them: its
         round goes on the trail and its walk's mass into ``mass``. Returns the ranking with those places filled (the
         passages read, then the step's finds round robin with the rest of ``ranked``) and the step's finds."""
-        number = len(ex.rounds) + 1
         ids, walk, started = self._search_round(step, depth, mass, ex, "the step that restated the evidence")
         found = [pid for pid in ids if pid not in shown]
         if titles_for is not None:
@@ -377,8 +376,7 @@ class InvestigateRetriever:
         rest = [pid for pid in ranked if pid not in shown]
         filled = shown + merged([[rest], [found]], "trail", len(self.graph.passage_ids))
         after = filled[len(shown):top_k]
-        pending = dict(number=number, searched=[step], seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]],
-                       added=[pid for pid in after if pid not in rest[:len(after)]])
+        pending = searched(ex, step, walk, [pid for pid in after if pid not in rest[:len(after)]])
         ex.rounds.append(self._round(pending, [], Reading(), [], "the places after the passages read go to what "
                                      "the answer leads to", started))
         return filled, found
@@ -397,17 +395,15 @@ class InvestigateRetriever:
         with ex.stage(f"round {len(ex.rounds)} read", f"{reader.name} reader", llm=reader.uses_llm):
             read = reader.read(question, self._in_sight(seen, p.passage_chars), [], first=False)
         step = read.sub_questions[0] if read.sub_questions and not read.enough else ""
-        on_last_round(ex, read, f"read with {found[0]}: " + (f"next, {step}" if step else read.why or "no step"))
-        ex.rounds[-1].reader = reader.name
+        said = f"next, {step}" if step else read.why or "no step"
+        add_reading(ex.rounds[-1], read, f"read with {found[0]}: {said}", reader.name)
         if not step:
             return answered
         ids, walk, started = self._search_round(step, p.depth, mass, ex, "the step after the restated one")
         new = [pid for pid in ids if pid not in seen]
         rest = [pid for pid in ranked if pid not in seen]
         refilled = seen + merged([[new], [rest]], "trail", len(self.graph.passage_ids))
-        pending = dict(number=len(ex.rounds) + 1, searched=[step],
-                       seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]],
-                       added=[pid for pid in refilled[len(seen):top_k] if pid not in filled[:top_k]])
+        pending = searched(ex, step, walk, [pid for pid in refilled[len(seen):top_k] if pid not in filled[:top_k]])
         ex.rounds.append(self._round(pending, [], Reading(), [], "the step the passages read and the restated "
                                      "step's find lead to", started))
         return refilled, [found[0], *new]
@@ -444,9 +440,7 @@ class InvestigateRetriever:
                     answers[number] = reading.answer
             on_trail = set(shown).union(*searches)
             searches.append(ids)
-            pending = dict(number=len(ex.rounds) + 1, searched=[text],
-                           seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]],
-                           added=[pid for pid in ids[:p.show] if pid not in on_trail])
+            pending = searched(ex, text, walk, [pid for pid in ids[:p.show] if pid not in on_trail])
             ex.rounds.append(self._round(pending, [], reading, [], "", started, reader))
         # a hop's finds are its best ``show``: further down, a search that found what was read finds little else
         found = ahead([pid for answer in answers.values() for pid in self._titled(answer, question, ranked)],
@@ -500,8 +494,7 @@ class InvestigateRetriever:
         at_scene = self._opportunity_evidence(question, rows, ids, scene) if placed else ()
         picked = list(dict.fromkeys([*evidence.values(), *at_scene]))
         checked = ahead(picked, found, top_k)
-        pending = dict(number=len(ex.rounds) + 1, searched=[person],
-                       seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]], added=checked)
+        pending = searched(ex, person, walk, checked)
         why = "the question asks who meets several conditions: the person the trail points to is checked against them"
         if evidence:
             why += f"; what reads most like their {' and '.join(evidence)}: " + \
@@ -576,9 +569,7 @@ class InvestigateRetriever:
         first places, the ranking fills the rest. Its search's walk joins ``mass``."""
         mass += chain.walk.mass
         top_k = len(ranking)
-        pending = dict(number=len(ex.rounds) + 1, searched=[chain.tie.start],
-                       seeds=[s.node for s in chain.walk.retrieval.explanation.seeds[:8]],
-                       added=chain.passages[:top_k])
+        pending = searched(ex, chain.tie.start, chain.walk, chain.passages[:top_k])
         why = f"the question asks what ties {chain.tie.start} to {chain.tie.end}: the chain from the first thing's " \
               "best find"
         tied = self._round(pending, [], Reading(), [], "; ".join([why, *chain.links]), time.perf_counter())
@@ -671,6 +662,13 @@ class InvestigateRetriever:
                      set_aside=list(set_aside), why=why, enough=reading.enough, reader=reader,
                      ms=round((time.perf_counter() - started) * 1000, 1), llm_ms=reading.llm_ms,
                      llm_calls=reading.llm_calls)
+
+
+def searched(ex: Explanation, query: str, walk: Walk, added: Sequence[str]) -> dict:
+    """The record of the next round (``_round``'s ``pending``) when it searched ``query`` by ``walk``: its number,
+    the walk's first seeds and the passages it ``added``."""
+    return dict(number=len(ex.rounds) + 1, searched=[query], seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]],
+                added=list(added))
 
 
 def on_last_round(ex: Explanation, reading: Reading, why: str) -> None:
