@@ -477,7 +477,7 @@ class InvestigateRetriever:
         with ex.stage("suspect named", "the question asks who meets several conditions", llm=True):
             named = namer.name(question, self._in_sight(read, p.passage_chars))
         person = named.answer
-        on_last_round(ex, named, named.why or f"the trail points to {person}")
+        add_reading(ex.rounds[-1], named, named.why or f"the trail points to {person}")
         if not person:
             return ranking
         ids, walk, started = self._search_round(person, p.depth, mass, ex, "the person named")
@@ -669,11 +669,6 @@ def searched(ex: Explanation, query: str, walk: Walk, added: Sequence[str]) -> d
     the walk's first seeds and the passages it ``added``."""
     return dict(number=len(ex.rounds) + 1, searched=[query], seeds=[s.node for s in walk.retrieval.explanation.seeds[:8]],
                 added=list(added))
-
-
-def on_last_round(ex: Explanation, reading: Reading, why: str) -> None:
-    """A reading made after the last round was recorded: its cost and what it says go on that round."""
-    add_reading(ex.rounds[-1], reading, why)
 
 
 def add_reading(record: Round, reading: Reading, why: str, reader: str = "") -> None:
