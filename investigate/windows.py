@@ -1,7 +1,8 @@
 """Which questions ask about a stretch of time ("What happened between 9:15 PM and 11:30 PM?", "Who was in the
-house from 21:00 to 22:30?"), and the clock times a passage names. The evidence of such a question is every record of
-something that happened in that stretch, whatever it names, so it is found by its times rather than by its words
-(``InvestigateSettings.check_window``).
+house from 21:00 to 22:30?") or about one moment, a stretch of no length ("Where was the black BMW at 23:10?"), and the
+clock times a passage names. The evidence of such a question is every record of something that happened in that
+stretch, whatever it names, so it is found by its times rather than by its words (``InvestigateSettings.check_window``,
+``check_moment``).
 
 Clock times are read as written: "9:15 PM", "9.15 p.m.", "9pm", "21:15", "02:10", "noon", "midnight". A time with no
 AM or PM and an hour from 1 to 12 ("10:40") could be either: both readings count. A year or a version ("4.12") is
@@ -60,6 +61,16 @@ class Window:
     that does not say which half of the day gives both."""
     text: str
     spans: tuple[tuple[int, int], ...]
+
+    @property
+    def moment(self) -> bool:
+        """A window of no length: one time the question names."""
+        return all(start == end for start, end in self.spans)
+
+    @property
+    def what(self) -> str:
+        """The window as a passage names it: "a time between 9 and 11 PM", or the moment itself ("23:10")."""
+        return self.text if self.moment else f"a time {self.text}"
 
     def offset(self, minute: int) -> int | None:
         """How many minutes into the window ``minute`` falls (None: outside it)."""
@@ -143,6 +154,19 @@ def asks_about_window(question: str, words: bool = False) -> Window | None:
             spans = tuple((s, e) for s in start.readings for e in end.readings)
         return Window(f"{opens} {question[first:second_end]}", spans)
     return None
+
+
+def asks_about_moment(question: str, words: bool = False) -> Window | None:
+    """The moment ``question`` asks about ("Where was the black BMW at 23:10?") as a window of no length, or None: it
+    names exactly one time that says it is one (a colon, AM/PM or a named hour; bare numbers aside) and no stretch.
+    What happened then is found by its time, as a stretch's is."""
+    if asks_about_window(question, words) is not None:
+        return None
+    said = [(start, end, clock) for start, end, clock in _times(question, words) if clock is not None and clock.said]
+    if len(said) != 1:
+        return None
+    start, end, clock = said[0]
+    return Window(question[start:end], tuple((m, m) for m in clock.readings))
 
 
 def _same_half(clock: Clock, other: Clock) -> Clock:

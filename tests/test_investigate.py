@@ -11,7 +11,7 @@ from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, St
 from investigate.readers import HopReader, chained_hops, reading_messages, refers_to, with_answers
 from investigate.suspects import asks_for_someone_by_conditions, conditions_named
 from investigate.ties import asks_what_ties
-from investigate.windows import asks_about_window, clock_times
+from investigate.windows import asks_about_moment, asks_about_window, clock_times
 from kg import build_graph
 from kg.walk import HippoConfig, HippoRAGRetriever
 from lab.report import build_report, round_text, validate_report
@@ -567,6 +567,21 @@ def test_a_question_asks_about_a_stretch_of_time(question, spans):
     assert (list(window.spans) == spans and window.text.startswith(("between", "from"))) if spans else window is None
 
 
+@pytest.mark.parametrize("question, text, spans", [
+    ("Where was the black BMW at 23:10 that night?", "23:10", [(23 * 60 + 10,) * 2]),
+    ("At 9:15 PM, who saw the van?", "9:15 PM", [(21 * 60 + 15,) * 2]),
+    ("Who rang the bell at 10:40?", "10:40", [(10 * 60 + 40,) * 2, (22 * 60 + 40,) * 2]),   # AM or PM: both
+    ("Did he stay until midnight?", "midnight", [(0, 0)]),
+    ("What happened between 9 and 11 PM?", None, None),                       # a stretch: check_window's
+    ("Who arrived at 9:15 and left at 10:00?", None, None),                   # two times: no one moment
+    ("Who had 2 keys at 9?", None, None),                                     # bare numbers are no times
+])
+def test_a_question_may_name_one_moment(question, text, spans):
+    moment = asks_about_moment(question)
+    assert (moment is not None and moment.moment and moment.text == text and list(moment.spans) == spans) \
+        if spans else moment is None
+
+
 @pytest.mark.parametrize("text, readings", [
     ("At 10:45 PM the alarm rang", [((22 * 60 + 45,), True)]),
     ("at 9.15 p.m. and again at 2am", [((21 * 60 + 15,), True), ((2 * 60,), True)]),
@@ -642,6 +657,17 @@ def test_a_question_about_a_stretch_of_time_gets_what_happened_in_it_in_the_orde
         "Who works at Larkspur Hall?", 3)
     assert plain.ids == investigator(window_parts, WalkReader(), steps=1,
                                      check_window=False).retrieve("Who works at Larkspur Hall?", 3).ids
+
+
+def test_a_question_about_one_moment_gets_the_record_of_that_time_first(window_parts):
+    """"What happened at Larkspur Hall at 21:40?": the butler's record names the time, not the hall, and the walk
+    alone ranks the hall's passages above it; with check_moment it takes the first place, the ranking the rest."""
+    question = "What happened at Larkspur Hall at 21:40?"
+    off = investigator(window_parts, WalkReader(), steps=1, check_moment=False).retrieve(question, 2)
+    on = investigator(window_parts, WalkReader(), steps=1, check_moment=True).retrieve(question, 2)
+    assert "W1" not in off.ids and on.ids[0] == "W1" and on.ids[1] == off.ids[0]
+    timed = on.explanation.rounds[-1]
+    assert timed.searched == ["21:40"] and timed.added == ["W1"] and "1 passage names it" in timed.why
 
 
 def test_a_time_said_in_words_counts_in_the_stretch_when_asked(embedder):
