@@ -660,7 +660,7 @@ def test_a_question_about_a_stretch_of_time_gets_what_happened_in_it_in_the_orde
 
 
 def test_a_question_about_one_moment_gets_the_record_of_that_time_first(window_parts):
-    """"What happened at Larkspur Hall at 21:40?": the butler's record names the time, not the hall, and the walk
+    """The question "What happened at Larkspur Hall at 21:40?": the butler's record names the time, not the hall, and the walk
     alone ranks the hall's passages above it; with check_moment it takes the first place, the ranking the rest."""
     question = "What happened at Larkspur Hall at 21:40?"
     off = investigator(window_parts, WalkReader(), steps=1, check_moment=False).retrieve(question, 2)
