@@ -660,8 +660,9 @@ def test_a_question_about_a_stretch_of_time_gets_what_happened_in_it_in_the_orde
 
 
 def test_a_question_about_one_moment_gets_the_record_of_that_time_first(window_parts):
-    """The question "What happened at Larkspur Hall at 21:40?": the butler's record names the time, not the hall, and the walk
-    alone ranks the hall's passages above it; with check_moment it takes the first place, the ranking the rest."""
+    """The question "What happened at Larkspur Hall at 21:40?": the butler's record names the time, not the hall, and
+    the walk alone ranks the hall's passages above it; with check_moment it takes the first place, the ranking the
+    rest."""
     question = "What happened at Larkspur Hall at 21:40?"
     off = investigator(window_parts, WalkReader(), steps=1, check_moment=False).retrieve(question, 2)
     on = investigator(window_parts, WalkReader(), steps=1, check_moment=True).retrieve(question, 2)
