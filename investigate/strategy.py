@@ -11,7 +11,8 @@ from kg.walk import HippoConfig, HippoRAGRetriever
 from llm import OpenAIClient
 
 from .readers import MAX_HOPS, HopReader, LLMReader, Namer, Reader, StepReader, SuspectNamer, WalkReader
-from .retriever import InvestigateRetriever, InvestigateSettings
+from .retriever import InvestigateRetriever
+from .settings import InvestigateSettings
 
 PARAMS = params_of(InvestigateSettings)
 # one way of reading (the walk's leads), no reader to ask sub-questions, to judge what it read, to restate it or to
