@@ -303,3 +303,32 @@ def test_the_generic_reader_asks_the_detectives_questions_once_and_follows_the_w
     later = GenericReader().read("Who did it?", page, ["a", "b"], first=False)
     assert first.sub_questions == GENERIC_SUB_QUESTIONS and later.sub_questions == ()
     assert first.leads == later.leads == (0, 1) and not first.enough
+
+
+def test_the_perfect_reader_of_a_benchmark_names_a_missing_document_by_its_published_triples():
+    """On a case the generator did not make, ``investigate-gold`` knows the supporting documents and names the one
+    not yet read: by an offered lead its published triples name, else (first reading) by asking its first triple;
+    with every supporting document read it says enough."""
+    from casebook.catalog import resolve
+    from casebook.loader import load_case
+    from kg.normalize import normalize_entity
+
+    from investigation import gold_reader, published_as_gold
+    case = load_case(resolve("musique_tiny20"))
+    gold = published_as_gold(case)
+    assert len(gold) == len(case.triples) and set(gold[0]) == {"doc_id", "subject", "relation", "object"}
+    reader = gold_reader(case, gold)
+    q = next(q for q in case.questions if len(q.supporting_docs) >= 2)
+    have, missing = q.supporting_docs[0], q.supporting_docs[1]
+    read = [p for p in case.passages if p.doc_id == have]
+    theirs = next(t for t in case.triples if t.doc_id == missing)
+    lead = next(e for e in (theirs.subject, theirs.object)
+                if not any(normalize_entity(e) in {normalize_entity(t.subject), normalize_entity(t.object)}
+                           for t in case.triples if t.doc_id == have))
+    offered = ["nothing of theirs", lead]
+    by_lead = reader.read(q.text, read, offered, first=True)
+    assert 1 in by_lead.leads and not by_lead.enough and missing in by_lead.why
+    asked = reader.read(q.text, read, ["nothing of theirs"], first=True)
+    assert asked.leads == () and asked.sub_questions[0] == f"{theirs.subject} {theirs.relation} {theirs.object}"
+    everything = [p for p in case.passages if p.doc_id in q.supporting_docs]
+    assert reader.read(q.text, everything, offered, first=False).enough
