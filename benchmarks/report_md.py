@@ -763,6 +763,16 @@ def _investigation(results, quick: bool, load) -> list[str]:
                              "Recall@5: `python benchmarks/investigation.py --sets musique --strategies "
                              f"{','.join(whole['strategies'])} --out investigation_musique100` (measured "
                              f"{whole['environment']['date']} at {whole['environment']['commit']}).")
+    ceiling = load(results, "investigation_musique_ceiling")
+    if ceiling and ceiling.get("musique"):
+        out += musique_table(ceiling, "The loop with a perfect reader on the same {n} questions, Recall@5 (no LLM; it "
+                             "knows each question's supporting documents and names a missing one by an offered lead "
+                             "its published triples name, or asks its first triple): `python "
+                             "benchmarks/investigation.py --sets musique --strategies "
+                             f"{','.join(ceiling['strategies'])} --out investigation_musique_ceiling` (measured "
+                             f"{ceiling['environment']['date']} at {ceiling['environment']['commit']}). What the "
+                             "loop's searches and merge can carry into a top 5 when the reading is right: the gap "
+                             "between this row and the embedded model's is the reader's.")
     return out
 
 
