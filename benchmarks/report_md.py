@@ -773,6 +773,14 @@ def _investigation(results, quick: bool, load) -> list[str]:
                              f"{ceiling['environment']['date']} at {ceiling['environment']['commit']}). What the "
                              "loop's searches and merge can carry into a top 5 when the reading is right: the gap "
                              "between this row and the embedded model's is the reader's.")
+        leads = load(results, "investigation_musique_ceiling_leads")
+        if leads and leads.get("musique"):
+            out += [f"The same reader allowed no sub-question, only the leads the graph offers (chosen perfectly): "
+                    f"{leads['musique']['investigate-gold']['by_type']['all']:.3f} (`--strategies investigate-gold "
+                    "--set investigate-gold.sub_questions=0 --out investigation_musique_ceiling_leads`, measured "
+                    f"{leads['environment']['date']} at {leads['environment']['commit']}). What the perfect reader "
+                    "gains is its question, which names the document still missing; the graph's leads from the passages "
+                    "read, even chosen perfectly, add nothing at 5.", ""]
     return out
 
 
