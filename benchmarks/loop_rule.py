@@ -5,20 +5,21 @@
 
 A change of the loop's defaults is kept only if, over the choosing sets, the mean Recall rises by at least
 choose.MIN_GAIN and no set falls by more than choose.MAX_DROP. The choosing sets are generated seeds 100-115 (their
-Recall@3 as the mean over the three question types), the cases of ``--sets dev`` and of ``--sets dev5`` (each case's
-Recall over all its questions). Generated seeds 116-123, made later to confirm choices on seeds the rule had not seen,
-are listed beside them, outside the mean. ``--base`` and ``--candidate`` each name one or more results (comma list:
-names in results/ or paths); a set found in none of a side's files is not judged, and the verdict says so, unless
-``--unchanged`` names it: a set the change cannot act on by construction counts at the base's value, and the verdict
-says that too. The report sets (seeds 1-10, the bundled case, MuSiQue) are never read here.
+Recall@3 as the mean over the three question types), the cases of ``--sets dev`` and of ``--sets dev5`` and, since
+2026-12-06, ``--sets wide`` (each case's Recall over all its questions; ``--seven``: the sets before that). Generated
+seeds 116-123, made later to confirm choices on seeds the rule had not seen, are listed beside them, outside the mean.
+``--base`` and ``--candidate`` each name one or more results (comma list: names in results/ or paths); a set found in
+none of a side's files is not judged, and the verdict says so, unless ``--unchanged`` names it: a set the change
+cannot act on by construction counts at the base's value, and the verdict says that too. The report sets (seeds 1-10,
+the bundled case, MuSiQue) are never read here.
 
 ``--narrow`` applies the rule for a change that, by construction, acts only on one kind of question (recognised from
-the question or from the loop's own state; every other question ranks as before). Averaged over seven sets such a
-change must move its own kind of question by several times the rule's margin, so it is judged where it acts instead,
+the question or from the loop's own state; every other question ranks as before). Averaged over the choosing sets such
+a change must move its own kind of question by several times the rule's margin, so it is judged where it acts instead,
 and confirmed on seeds no one has looked at: kept only if (1) on the choosing sets no set falls at all and the mean
-rises, and (2) on FRESH_SEEDS (generated for this after the candidate was fixed) the Recall summed over
-every question rises by at least NARROW_GAIN (one whole question's worth) with no question type's mean down by more
-than MAX_DROP. Decided 2026-12-04 before any candidate ran on FRESH_SEEDS; once they have judged, they are seen.
+rises, and (2) on FRESH_SEEDS (generated for this after the candidate was fixed) the Recall summed over every question
+rises by at least NARROW_GAIN (one whole question's worth) with no question type's mean down by more than MAX_DROP.
+Decided 2026-12-04 before any candidate ran on FRESH_SEEDS; once they have judged, they are seen.
 
 Part (2) has a steady form (decided 2026-12-05, a ninth session, before seeds 156-163 were generated): a change too
 small for NARROW_GAIN on eight seeds is also confirmed when on FRESH_SEEDS it raises at least one question and lowers
@@ -40,7 +41,7 @@ import choose
 from choose import MAX_DROP, MIN_GAIN
 from common import RESULTS
 from generated import TYPES, parse_seeds
-from investigation import MORE_DEV
+from investigation import MORE_DEV, WIDE
 from suite import GENERATED_SEEDS, HAND_WRITTEN
 
 CHOOSING_SEEDS = GENERATED_SEEDS   # 100-115
@@ -63,10 +64,14 @@ NARROW_GAIN = 1.0
 # The steady form: questions up (none down) over the other seeds both sides ran; five up and none down is one chance
 # in 32 if each change were a coin toss
 STEADY_UP = 5
-GROUPS = ("dev", "dev5")
-# investigation.py's --sets dev and dev5, by the names this rule gives them
-CHOOSING = ("generated 100-115", *(f"dev {name}" for name in (*HAND_WRITTEN, "2wiki_first20")),
-            *(f"dev5 {name}" for name in MORE_DEV))
+GROUPS = ("dev", "dev5", "wide")
+# investigation.py's --sets dev and dev5, by the names this rule gives them: the seven choosing sets until 2026-12-06
+SEVEN = ("generated 100-115", *(f"dev {name}" for name in (*HAND_WRITTEN, "2wiki_first20")),
+         *(f"dev5 {name}" for name in MORE_DEV))
+# and since (decided 2026-12-06, a seventeenth session, before any candidate ran on it): --sets wide, 2wiki_q121_220's
+# questions asked of the whole 6,119-passage corpus at 5, where the walk misses more than on the small sets at 5
+# (0.90-0.95), so a change past the passages read has questions to move. ``--seven`` reproduces the verdicts before.
+CHOOSING = (*SEVEN, f"wide {WIDE[0]}_wide")
 
 
 @dataclass(frozen=True)
@@ -182,14 +187,14 @@ def set_recalls(payloads: list[dict], strategy: str) -> dict[str, float]:
 
 
 def judge(base: list[dict], candidate: list[dict], strategy: str = "investigate",
-          unchanged: tuple[str, ...] = ()) -> Verdict:
-    """The rule on ``base`` and ``candidate`` (loaded results); ``unchanged``: sets or groups counted at the base's
-    value where the candidate has none."""
+          unchanged: tuple[str, ...] = (), sets: tuple[str, ...] = CHOOSING) -> Verdict:
+    """The rule on ``base`` and ``candidate`` (loaded results) over the choosing ``sets``; ``unchanged``: sets or
+    groups counted at the base's value where the candidate has none."""
     b, c = set_recalls(base, strategy), set_recalls(candidate, strategy)
-    assumed = tuple(s for s in CHOOSING if s in b and s not in c and (s in unchanged or s.split()[0] in unchanged))
+    assumed = tuple(s for s in sets if s in b and s not in c and (s in unchanged or s.split()[0] in unchanged))
     c.update({s: b[s] for s in assumed})
-    missing = tuple(s for s in CHOOSING if s not in b or s not in c)
-    both = [s for s in CHOOSING if s in b and s in c]
+    missing = tuple(s for s in sets if s not in b or s not in c)
+    both = [s for s in sets if s in b and s in c]
     # the suite's own rule (choose.judge) on the sets both sides have, as suite rows
     def rows(side: dict[str, float]) -> list[dict]:
         return [{"set": s, "strategies": {strategy: {"recall": side[s]}}} for s in both]
@@ -202,9 +207,10 @@ def judge(base: list[dict], candidate: list[dict], strategy: str = "investigate"
 
 
 def judge_narrow(base: list[dict], candidate: list[dict], strategy: str = "investigate",
-                 unchanged: tuple[str, ...] = (), fresh: tuple[int, ...] = FRESH_SEEDS) -> NarrowVerdict:
+                 unchanged: tuple[str, ...] = (), fresh: tuple[int, ...] = FRESH_SEEDS,
+                 sets: tuple[str, ...] = CHOOSING) -> NarrowVerdict:
     """The narrow rule on ``base`` and ``candidate`` (see the module docstring), confirmed on ``fresh``."""
-    choosing = judge(base, candidate, strategy, unchanged)
+    choosing = judge(base, candidate, strategy, unchanged, sets)
     b, c = question_recalls(base, fresh, strategy), question_recalls(candidate, fresh, strategy)
     if b is None or c is None:
         return NarrowVerdict(choosing, None, {}, (), fresh)
@@ -275,8 +281,10 @@ def main(argv=None) -> int:
     p.add_argument("--base", required=True, help="results of the defaults (comma list of names in results/ or paths)")
     p.add_argument("--candidate", required=True, help="results of the change, the same way")
     p.add_argument("--strategy", default="investigate")
-    p.add_argument("--unchanged", default="", help="comma list of sets (or groups: dev, dev5) the change cannot act "
-                                                   "on, counted at the base's value")
+    p.add_argument("--unchanged", default="", help="comma list of sets (or groups: dev, dev5, wide) the change "
+                                                   "cannot act on, counted at the base's value")
+    p.add_argument("--seven", action="store_true", help="the seven choosing sets as they were until 2026-12-06 "
+                                                        "(without --sets wide): to reproduce a verdict made then")
     p.add_argument("--narrow", action="store_true", help="the rule for a change that acts only on one kind of "
                                                          "question: judged where it acts, confirmed on FRESH_SEEDS")
     p.add_argument("--fresh", type=parse_seeds, default=list(FRESH_SEEDS),
@@ -285,10 +293,11 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     base, candidate = load(args.base), load(args.candidate)
     unchanged = tuple(s.strip() for s in args.unchanged.split(",") if s.strip())
+    sets = SEVEN if args.seven else CHOOSING
     if args.narrow:
-        print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged, tuple(args.fresh))))
+        print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged, tuple(args.fresh), sets)))
     else:
-        print(show(judge(base, candidate, args.strategy, unchanged)))
+        print(show(judge(base, candidate, args.strategy, unchanged, sets)))
     return 0
 
 
