@@ -11,7 +11,8 @@ seeds 116-123, made later to confirm choices on seeds the rule had not seen, are
 ``--base`` and ``--candidate`` each name one or more results (comma list: names in results/ or paths); a set found in
 none of a side's files is not judged, and the verdict says so, unless ``--unchanged`` names it: a set the change
 cannot act on by construction counts at the base's value, and the verdict says that too. The report sets (seeds 1-10,
-the bundled case, MuSiQue) are never read here.
+the bundled case, MuSiQue) are never read here. ``--questions`` lists every question whose Recall differs: which
+questions moved a set, and, with a rerun of the defaults as the candidate, which saved readings have drifted.
 
 ``--narrow`` applies the rule for a change that, by construction, acts only on one kind of question (recognised from
 the question or from the loop's own state; every other question ranks as before). Averaged over the choosing sets such
@@ -186,6 +187,25 @@ def set_recalls(payloads: list[dict], strategy: str) -> dict[str, float]:
     return out
 
 
+def question_changes(base: list[dict], candidate: list[dict],
+                     strategy: str = "investigate") -> list[tuple[str, str, float, float]]:
+    """Every question both sides ran whose Recall differs, as (set, question, base, candidate): the generated seeds
+    ("generated 104", question id) and each case of GROUPS. Where a set's figure moved, these are the questions that
+    moved it; a rerun of the defaults against a saved base lists the ones whose reading has drifted."""
+    def recalls(payloads: list[dict]) -> dict[tuple[str, str], float]:
+        out: dict[tuple[str, str], float] = {}
+        for (seed, q), x in all_question_recalls(payloads, strategy).items():
+            out.setdefault((f"generated {seed}", q), x)
+        for p in payloads:   # the first file with a set gives its figures, as with every set
+            for group in GROUPS:
+                for case, result in p.get(group, {}).items():
+                    for q, x in result.get(strategy, {}).get("questions", {}).items():
+                        out.setdefault((f"{group} {case}", q), x)
+        return out
+    b, c = recalls(base), recalls(candidate)
+    return [(s, q, b[s, q], c[s, q]) for s, q in b if (s, q) in c and b[s, q] != c[s, q]]
+
+
 def judge(base: list[dict], candidate: list[dict], strategy: str = "investigate",
           unchanged: tuple[str, ...] = (), sets: tuple[str, ...] = CHOOSING) -> Verdict:
     """The rule on ``base`` and ``candidate`` (loaded results) over the choosing ``sets``; ``unchanged``: sets or
@@ -283,6 +303,8 @@ def main(argv=None) -> int:
     p.add_argument("--strategy", default="investigate")
     p.add_argument("--unchanged", default="", help="comma list of sets (or groups: dev, dev5, wide) the change "
                                                    "cannot act on, counted at the base's value")
+    p.add_argument("--questions", action="store_true", help="also list every question whose Recall differs "
+                                                            "between the two sides")
     p.add_argument("--seven", action="store_true", help="the seven choosing sets as they were until 2026-12-06 "
                                                         "(without --sets wide): to reproduce a verdict made then")
     p.add_argument("--narrow", action="store_true", help="the rule for a change that acts only on one kind of "
@@ -298,6 +320,12 @@ def main(argv=None) -> int:
         print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged, tuple(args.fresh), sets)))
     else:
         print(show(judge(base, candidate, args.strategy, unchanged, sets)))
+    if args.questions:
+        changes = question_changes(base, candidate, args.strategy)
+        n = len(changes)
+        print(f"\n{n} question{'s differ' if n != 1 else ' differs'} (set, question: base -> candidate)" +
+              (":" if n else ""))
+        print("\n".join(f"  {s} {q}: {b:.3f} -> {c:.3f}" for s, q, b, c in changes))
     return 0
 
 

@@ -226,6 +226,26 @@ def test_the_loop_rule_keeps_a_rise_over_the_choosing_sets_and_says_what_it_coul
         loop_rule.load(str(tmp_path / "nowhere.json"))
 
 
+def test_the_loop_rule_lists_the_questions_that_moved(tmp_path, capsys):
+    """--questions: every question both sides ran whose Recall differs, generated and case questions alike; a
+    question only one side ran is not a change."""
+    import loop_rule
+
+    def run(q7: float, hotpot: dict[str, float], seeds=(100, 101)) -> str:
+        rows = [{"seed": s, "investigate": {"questions": {"Q1": 1.0, "Q7": q7 if s == 101 else 0.0}}} for s in seeds]
+        payload = {"generated": {"rows": rows},
+                   "dev5": {"hotpotqa_train100": {"investigate": {"questions": hotpot, "by_type": {"all": 0.5}}}}}
+        path = tmp_path / f"run{len(list(tmp_path.iterdir()))}.json"
+        path.write_text(json.dumps(payload))
+        return str(path)
+    base, candidate = run(0.0, {"a": 1.0, "b": 0.5}), run(1 / 3, {"a": 0.5, "b": 0.5, "c": 1.0}, seeds=(100, 101, 102))
+    changes = loop_rule.question_changes(loop_rule.load(base), loop_rule.load(candidate))
+    assert changes == [("generated 101", "Q7", 0.0, 1 / 3), ("dev5 hotpotqa_train100", "a", 1.0, 0.5)]
+    loop_rule.main(["--base", base, "--candidate", candidate, "--questions"])
+    out = capsys.readouterr().out
+    assert "2 questions differ" in out and "dev5 hotpotqa_train100 a: 1.000 -> 0.500" in out
+
+
 def test_the_narrow_rule_judges_a_change_where_it_acts_and_on_the_fresh_seeds():
     """--narrow: no choosing set lower, the mean up, and on the fresh seeds a whole question's Recall gained with no
     type down by more than MAX_DROP; the fresh seeds unrun on one side leave it unjudged."""
