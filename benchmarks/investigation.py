@@ -9,7 +9,8 @@ Sets (each with its own top-k, as the other benchmarks use it):
 - the bundled Purloined Pearl (the embedded model's cached OpenIE), Recall@3, with the flagship question's trail;
 - musique_train100 (published triples), Recall@5; with ``investigate-gold`` among the strategies, the perfect reader
   beside them (it knows each question's supporting documents and names them by their published triples);
-- ``--sets dev``, for choosing only: the hand-written cases (Recall@3) and 2wiki_first20 (Recall@5).
+- ``--sets dev``, for choosing only: the hand-written cases (Recall@3) and 2wiki_first20 (Recall@5); ``--sets dev5``
+  and ``--sets wide``, for choosing only, at 5: MORE_DEV, and WIDE's questions asked of the whole 2Wiki corpus.
 Strategies: naive, hipporag, investigate-walk (no LLM), investigate (the embedded model reads); on request
 investigate-generic (no LLM: the walk's leads and the generic detective's sub-questions asked of every question). LLM
 replies are cached (llm/cache.py), so a rerun with the same prompts makes no call.
