@@ -1,14 +1,24 @@
 """Which questions ask what ties one thing to another ("What ties Ann Lee's car to the theft at the mill?", "Which
 evidence links the van to the farm?", "How is the key connected to the safe?"). Their evidence is a chain: the
 passage that says what the first thing is, then the passages it shares something specific with, one hop at a time,
-toward the second (``InvestigateSettings.check_ties``)."""
+toward the second (``InvestigateSettings.check_ties``: ``tie_chain``, then ``follow_chain``)."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from core.types import Explanation
 from kg.nlp import load_spacy
+from kg.walk import Walk
+
+from .merge import ahead
+from .readers import Reading
+from .search import CaseSearch
+from .trail import round_record, searched
 
 if TYPE_CHECKING:   # spaCy loads when a question is first parsed, not on import
     from spacy.tokens import Span
@@ -53,3 +63,47 @@ def asks_what_ties(question: str) -> Tie | None:
 def _names_something(span: Span) -> bool:
     """Whether ``span`` holds a noun or a name (a pronoun names nothing a search could start from)."""
     return any(t.pos_ in ("NOUN", "PROPN") for t in span)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The chain a tie question asks for: its passages in order, each link as the trail shows it ("D13 -> D12
+    (RC33 XJQ)"), and the search of the first thing that started it."""
+    tie: Tie
+    passages: list[str]
+    links: list[str]
+    walk: Walk
+    ms: float
+
+
+def tie_chain(search: CaseSearch, tie: Tie, question: str, depth: int, hops: int, ex: Explanation) -> Chain:
+    """The chain ``tie`` asks for: a search of ``tie.start`` gives its first passage (its best find), and each link is
+    the passage the chain's newest passage (failing that, an earlier one) shares its most specific phrase with, a
+    phrase ``question`` names linking nothing; ``hops`` links at most."""
+    g = search.graph
+    started = time.perf_counter()
+    with ex.stage("tie search", "the first thing the question ties"):
+        ids, walk = search.search(tie.start, depth)
+    named = g.phrases_named_in(question)
+    passages, links = ids[:1], []
+    while passages and len(passages) <= hops:
+        link = next(((src, other) for src in reversed(passages) for other in g.linked_passages(src, named)
+                     if other not in passages), None)
+        if link is None:
+            break
+        passages.append(link[1])
+        links.append(f"{link[0]} -> {link[1]} ({g.link_phrase(*link, named)})")
+    return Chain(tie, passages, links, walk, round((time.perf_counter() - started) * 1000, 1))
+
+
+def follow_chain(chain: Chain, ranking: list[str], mass: np.ndarray, ex: Explanation) -> list[str]:
+    """The top k (``ranking``) once ``chain`` is followed, a round of its own on the trail: the chain takes the first
+    places, the ranking fills the rest. Its search's walk joins ``mass``."""
+    mass += chain.walk.mass
+    top_k = len(ranking)
+    pending = searched(ex, chain.tie.start, chain.walk, chain.passages[:top_k])
+    why = f"the question asks what ties {chain.tie.start} to {chain.tie.end}: the chain from the first thing's best find"
+    tied = round_record(pending, [], Reading(), [], "; ".join([why, *chain.links]), time.perf_counter())
+    tied.ms = chain.ms
+    ex.rounds.append(tied)
+    return ahead(chain.passages, ranking, top_k)

@@ -2,7 +2,7 @@
 house from 21:00 to 22:30?") or about one moment, a stretch of no length ("Where was the black BMW at 23:10?"), and the
 clock times a passage names. The evidence of such a question is every record of something that happened in that
 stretch, whatever it names, so it is found by its times rather than by its words (``InvestigateSettings.check_window``,
-``check_moment``).
+``check_moment``: ``timed``, then ``in_window``).
 
 Clock times are read as written: "9:15 PM", "9.15 p.m.", "9pm", "21:15", "02:10", "noon", "midnight". A time with no
 AM or PM and an hour from 1 to 12 ("10:40") could be either: both readings count. A year or a version ("4.12") is
@@ -19,8 +19,17 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from core.types import Explanation
+from kg.walk import Walk
+
+from .merge import ahead
+from .readers import Reading
+from .search import CaseSearch
+from .trail import round_record
 
 DAY = 24 * 60   # minutes
 _HALF = r"(?P<half>[ap])\.?\s?m\b\.?"
@@ -174,3 +183,51 @@ def _same_half(clock: Clock, other: Clock) -> Clock:
     if clock.half or not other.half or len(clock.readings) < 2:
         return clock
     return Clock((clock.readings[1] if other.half == "p" else clock.readings[0],), clock.said, other.half)
+
+
+class CaseClocks:
+    """Every passage's clock times, read once for the case (on its first question about a stretch of time), apart
+    for each way of reading them: with times in words or without."""
+
+    def __init__(self, search: CaseSearch):
+        self.search = search
+        self._by_words: dict[bool, dict[str, list[Clock]]] = {}
+
+    def of(self, words: bool) -> dict[str, list[Clock]]:
+        if words not in self._by_words:
+            case = self.search.case
+            self._by_words[words] = {pid: clock_times(case.passage(pid).text, words)
+                                     for pid in self.search.graph.passage_ids}
+        return self._by_words[words]
+
+
+def timed(search: CaseSearch, clocks: Mapping[str, Sequence[Clock]], window: Window,
+          first: Walk) -> list[tuple[str, int]]:
+    """The passages that name a time in ``window`` (by ``clocks``: ``CaseClocks.of``), each with its earliest such
+    time (minutes after midnight): the question's own walk (``first``) ranks them, its ranking first, then by its
+    mass, then by time."""
+    g = search.graph
+    inside = [(row, pid, minute) for row, pid in enumerate(g.passage_ids)
+              if (minute := window.first(clocks[pid])) is not None]
+    rank = {pid: n for n, pid in enumerate(first.retrieval.ids)}
+    mass = first.mass[len(g.phrases):]   # every node's mass, zeros when nothing seeded the walk
+    inside.sort(key=lambda t: (rank.get(t[1], len(rank)), -float(mass[t[0]]), window.offset(t[2])))
+    return [(pid, minute) for _, pid, minute in inside]
+
+
+def in_window(window: Window, timed: Sequence[tuple[str, int]], ranking: list[str], ex: Explanation) -> list[str]:
+    """The top k (``ranking``) once the stretch of time the question asks about is looked at, a round of its own on
+    the trail: the first k of ``timed`` (``timed``) take the first places, in the order of their times, and the
+    ranking fills the rest."""
+    top_k = len(ranking)
+    picked = sorted(timed[:top_k], key=lambda t: window.offset(t[1]) or 0)
+    pids = [pid for pid, _ in picked]
+    started = time.perf_counter()
+    pending = dict(number=len(ex.rounds) + 1, searched=[window.text], seeds=[], added=pids)
+    named = f"{len(timed)} passage{'s' if len(timed) > 1 else ''} name{'' if len(timed) > 1 else 's'} " + \
+        ("it" if window.moment else "a time in it")
+    picks = f"the question's walk picks {len(pids)}, " if len(timed) > len(pids) else ""
+    why = f"the question asks about the time {window.text}: {named}; {picks}in the order of their times: " + \
+          ", ".join(f"{pid} ({minute // 60:02d}:{minute % 60:02d})" for pid, minute in picked)
+    ex.rounds.append(round_record(pending, [], Reading(), [], why, started))
+    return ahead(pids, ranking, top_k)

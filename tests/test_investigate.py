@@ -9,7 +9,7 @@ from core.storage import Storage
 from indexes import BM25Index
 from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, StepReader, SuspectNamer, WalkReader, merged
 from investigate.readers import HopReader, chained_hops, reading_messages, refers_to, with_answers
-from investigate.suspects import asks_for_someone_by_conditions, conditions_named
+from investigate.suspects import asks_for_someone_by_conditions, conditions_named, opportunity_evidence
 from investigate.ties import asks_what_ties
 from investigate.windows import asks_about_moment, asks_about_window, clock_times
 from kg import build_graph
@@ -243,10 +243,10 @@ def test_a_restated_step_that_names_a_title_brings_that_passage_first(parts):
     """A step that names a passage's title ("the Bank letter") finds that passage before the rest of its search; a
     title the question names, or a word inside a longer one, does not count."""
     loop = investigator(parts, WalkReader(), reading="step")
-    assert loop._titled("The Bank letter says Tobias Fenn owes money.", QUESTION, ["N2", "N3"]) == ["N3"]
-    assert loop._titled("The bank letter says so.", "What does the Bank letter say?", []) == []
-    assert loop._titled("A letter from the bank.", QUESTION, []) == []
-    assert loop._titled("The night report and the registry agree.", QUESTION, ["N2", "N1"]) == ["N2", "N1"]
+    assert loop.search.titled("The Bank letter says Tobias Fenn owes money.", QUESTION, ["N2", "N3"]) == ["N3"]
+    assert loop.search.titled("The bank letter says so.", "What does the Bank letter say?", []) == []
+    assert loop.search.titled("A letter from the bank.", QUESTION, []) == []
+    assert loop.search.titled("The night report and the registry agree.", QUESTION, ["N2", "N1"]) == ["N2", "N1"]
 
 
 def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_server, parts):
@@ -469,9 +469,9 @@ def test_a_named_opportunity_puts_what_places_the_persons_van_at_the_scene_first
     question = "Who had both a motive and the opportunity to take the silver clock?"
     namer, _ = _namer(fault_server, "Tobias Fenn")
     loop = investigator(clock_parts, WalkReader(), namer, steps=1, show=1)
-    pick, his = ("N1", "N2"), loop._naming("Tobias Fenn")
-    assert loop._opportunity_evidence(question, his, ["N3", "N2"], ["T1"]) == pick
-    assert loop._opportunity_evidence(question, his, ["N2"], ["X2"]) == ()   # the bakery: no shared phrase
+    pick, his = ("N1", "N2"), loop.search.naming("Tobias Fenn")
+    assert opportunity_evidence(loop.search, question, his, ["N3", "N2"], ["T1"]) == pick
+    assert opportunity_evidence(loop.search, question, his, ["N2"], ["X2"]) == ()   # the bakery: no shared phrase
     means = loop.retrieve("Who had both a motive and the means to take the silver clock?", 3)
     assert means.explanation.rounds[-1].searched == ["Tobias Fenn"]   # checked, but no opportunity is asked for
     assert "at the scene" not in means.explanation.rounds[-1].why

@@ -1,0 +1,91 @@
+"""The loop's tools over one case: a search (the walk fused with BM25), the graph's links from a passage, what the
+model sees of a passage, the passages a step names by title or that name a person, and the leads a round offers.
+The loop and its checks (``suspects.py``, ``ties.py``, ``windows.py``) look things up only through these."""
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from core.types import Case, Explanation, Passage
+from indexes import BM25Index, rrf
+from kg import KnowledgeGraph
+from kg.walk import HippoRAGRetriever, Walk
+
+
+class CaseSearch:
+    def __init__(self, graph: KnowledgeGraph, walker: HippoRAGRetriever, lexical: BM25Index, case: Case):
+        self.graph, self.walker, self.lexical, self.case = graph, walker, lexical, case
+        self._titles: dict[str, list[tuple[int, str]]] | None = None
+        self._longest_title = 0
+
+    def search(self, query: str, depth: int) -> tuple[list[str], Walk]:
+        """A lead's or sub-question's ranking: its walk fused with BM25 on its words (equal weight, RRF k=60)."""
+        walk = self.walker.walk(query, depth)
+        lexical = [pid for pid, score in self.lexical.search(query, depth) if score > 0]
+        fused = [pid for pid, _ in rrf([walk.retrieval.ids, lexical])] if lexical else walk.retrieval.ids
+        return fused[:depth], walk
+
+    def search_round(self, query: str, depth: int, mass: np.ndarray, ex: Explanation,
+                     what: str) -> tuple[list[str], Walk, float]:
+        """``search`` of ``query`` as the stage of the next round (``what`` it searches), its walk's mass added to
+        ``mass``; with the time the round started."""
+        started = time.perf_counter()
+        with ex.stage(f"round {len(ex.rounds) + 1} search", what):
+            ids, walk = self.search(query, depth)
+        mass += walk.mass
+        return ids, walk, started
+
+    def links(self, pid: str, besides: Collection[str], avoid: Collection[int] = ()) -> list[str]:
+        """The passages ``pid`` links to (``KnowledgeGraph.linked_passages``, the most specific first, phrases in
+        ``avoid`` linking nothing) not in ``besides``."""
+        return [other for other in self.graph.linked_passages(pid, avoid) if other not in besides]
+
+    def in_sight(self, ids: Sequence[str], chars: int) -> list[Passage]:
+        """The passages as the model reads them: the first ``chars`` characters of each (what it did not see, it
+        cannot restate or name)."""
+        return [replace(passage, text=passage.text[:chars]) for passage in map(self.case.passage, ids)]
+
+    def titled(self, step: str, question: str, order: Sequence[str]) -> list[str]:
+        """The passages whose title ``step`` names, word for word, and ``question`` does not: in ``order`` (the step's
+        search), then the case's."""
+        if self._titles is None:   # words of a title -> its passages (row, id), built on the first restated step
+            self._titles = {}
+            for row, pid in enumerate(self.graph.passage_ids):
+                if len(title := title_words(self.case.passage(pid).title)) > 2:
+                    self._titles.setdefault(title, []).append((row, pid))
+            self._longest_title = max((t.count(" ") + 1 for t in self._titles), default=0)
+        words, asked = title_words(step).split(), f" {title_words(question)} "
+        named = {" ".join(words[i:j]) for i in range(len(words))
+                 for j in range(i + 1, min(len(words), i + self._longest_title) + 1)}
+        hits = [hit for title in named if title in self._titles and f" {title} " not in asked
+                for hit in self._titles[title]]
+        rank = {pid: n for n, pid in enumerate(order)}
+        return [pid for _, pid in sorted(hits, key=lambda hit: (rank.get(hit[1], len(rank)), hit[0]))]
+
+    def naming(self, person: str) -> list[int]:
+        """The graph's rows of the passages that name ``person`` by the last word of the name, whole and as written:
+        "Ms. Crane" names Victoria Crane as much as her full name does. (Not the graph's phrase nodes: OpenIE seldom
+        makes "Ms. Crane" a synonym of "Victoria Crane", and a record that calls her so was then out of reach.)"""
+        words = re.findall(r"\w[\w'-]*", person)
+        if not words:
+            return []
+        surname = re.compile(rf"(?<!\w){re.escape(words[-1])}(?!\w)")
+        return [row for row, pid in enumerate(self.graph.passage_ids) if surname.search(self.case.passage(pid).text)]
+
+    def candidates(self, passages: Sequence[str], mass: np.ndarray, followed: set[int], n: int) -> list[int]:
+        """The phrase nodes of ``passages`` not followed yet, best first by walk mass over node specificity (the
+        number of passages mentioning it: a lead that points everywhere points nowhere)."""
+        g = self.graph
+        nodes = {i for pid in passages for i in g.phrases_of(pid)} - followed
+        counts = g.mention_counts()
+        ranked = sorted(nodes, key=lambda i: (-(mass[i] / counts[i]), g.phrases[i]))
+        return ranked[:n]
+
+
+def title_words(text: str) -> str:
+    """``text``'s words, lowercase, one space apart: how a step names a title ("Houston Baptist University")."""
+    return " ".join(re.findall(r"\w+", text.lower()))
