@@ -24,7 +24,8 @@ With ``hops`` (off) and places beyond the passages read, the model first splits 
 questions ("Who directed X?", "Where did #1 die?"); a chain is searched hop by hop instead of the steps, each hop's
 answer read from its finds and put in place, and what the hops found fills those places.
 
-Three kinds of question get a check of their own after the loop (``InvestigateSettings``): one that asks who meets
+Three kinds of question get a check of their own after the loop (``InvestigateSettings``; each check sits beside
+the question form it knows, in ``suspects.py``, ``ties.py`` and ``windows.py``): one that asks who meets
 several conditions (``check_suspect``: the person the trail points to is named and searched, and a motive the
 question names puts first what of theirs reads like one), one that asks what ties one thing to another
 (``check_ties``: the chain from the first thing's best find, one most specific link at a time) and one that asks about
@@ -121,7 +122,7 @@ class InvestigateRetriever:
             aside += newly
             reading, chosen, queries, stop = self._decide(read, offered_nodes, p)
             ex.rounds.append(round_record(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
-                                         reader.name, newly))
+                                      reader.name, newly))
             if read.answer and p.after_answer == "step" and top_k > len(shown):
                 answered = self._after_answer(read.answer, shown, everything, top_k, p.depth, mass, ex,
                                               question if p.step_titles else None)
@@ -208,7 +209,7 @@ class InvestigateRetriever:
         after = filled[len(shown):top_k]
         pending = searched(ex, step, walk, [pid for pid in after if pid not in rest[:len(after)]])
         ex.rounds.append(round_record(pending, [], Reading(), [], "the places after the passages read go to what "
-                                     "the answer leads to", started))
+                                      "the answer leads to", started))
         return filled, found
 
     def _read_on(self, question: str, reader: Reader, shown: list[str], answered: tuple[list[str], list[str]],
@@ -235,7 +236,7 @@ class InvestigateRetriever:
         refilled = seen + merged([[new], [rest]], "trail", len(self.graph.passage_ids))
         pending = searched(ex, step, walk, [pid for pid in refilled[len(seen):top_k] if pid not in filled[:top_k]])
         ex.rounds.append(round_record(pending, [], Reading(), [], "the step the passages read and the restated "
-                                     "step's find lead to", started))
+                                      "step's find lead to", started))
         return refilled, [found[0], *new]
 
     def _split(self, question: str, ex: Explanation) -> Reading:
