@@ -162,7 +162,7 @@ class InvestigateRetriever:
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
             further = final_ranking(searches, answered, aside, p.merge, max(top_k, p.suspect_reads),
-                                    len(g.passage_ids)) if p.suspect_beyond == "ranking" else ranking
+                                    len(g.passage_ids)) if p.suspect_beyond == "ranking" else []
             ranking = check_suspect(self.search, self.namer, question, ranking, further, p, mass, ex,
                                     scene=first.retrieval.ids[:p.show])
             seeds_by_round += [r.seeds for r in ex.rounds[before:]]

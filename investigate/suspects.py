@@ -76,11 +76,12 @@ def check_suspect(search: CaseSearch, namer: Namer, question: str, ranking: list
                   p: InvestigateSettings, mass: np.ndarray, ex: Explanation, scene: Sequence[str] = ()) -> list[str]:
     """The top k (``ranking``) once the person the trail points to is checked. ``namer`` reads the top k, then what
     ``suspect_beyond`` says (links: each of the top k in turn gives its most specific link not read yet; ranking:
-    ``further``, the loop's ranking past the top k), ``suspect_reads`` passages in all; its cost and its answer go on
-    the last round. If it names someone, a search of the name is a round of its own whose finds beyond the top k
-    (with ``suspect_hop``, round robin with the best finds' links) take its places, after the passage of theirs that
-    reads most like a condition the question names (``suspect_condition``) and the one that places something of
-    theirs at the ``scene`` (``suspect_opportunity``); the ranking's own fill any left. Its walk joins ``mass``."""
+    ``further``, the loop's ranking past the top k, given only then), ``suspect_reads`` passages in all; its cost and
+    its answer go on the last round. If it names someone, a search of the name is a round of its own whose finds
+    beyond the top k (with ``suspect_hop``, round robin with the best finds' links) take its places, after the passage
+    of theirs that reads most like a condition the question names (``suspect_condition``) and the one that places
+    something of theirs at the ``scene`` (``suspect_opportunity``); the ranking's own fill any left. Its walk joins
+    ``mass``."""
     top_k, n = len(ranking), len(search.graph.passage_ids)
     beyond = merged([[search.links(top, ranking)] for top in ranking], "trail", n) \
         if p.suspect_beyond == "links" else further
