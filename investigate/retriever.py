@@ -159,6 +159,8 @@ class InvestigateRetriever:
         if hops:
             answered = self._follow_hops(question, hops, first.retrieval.ids, p, mass, ex)
         ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
+        if p.title_links and top_k > p.show:
+            ranking = self._title_links(ranking, p.show, ex)
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
             further = final_ranking(searches, answered, aside, p.merge, max(top_k, p.suspect_reads),
@@ -238,6 +240,23 @@ class InvestigateRetriever:
         ex.rounds.append(round_record(pending, [], Reading(), [], "the step the passages read and the restated "
                                       "step's find lead to", started))
         return refilled, [found[0], *new]
+
+    def _title_links(self, ranking: list[str], show: int, ex: Explanation) -> list[str]:
+        """The top k (``ranking``) with its places after the first ``show`` given, turn about, to the passages whose
+        title those passages name (those the ranking holds first, in its order) and to the ranking's next; a round of
+        its own on the trail when it changes the top k."""
+        started = time.perf_counter()
+        first, n = ranking[:show], len(self.graph.passage_ids)
+        place = {pid: rank for rank, pid in enumerate(ranking)}
+        named = sorted(self.search.named_by(first), key=lambda pid: place.get(pid, len(place)))
+        linked = (first + merged([[named], [ranking[show:]]], "trail", n))[:len(ranking)]
+        added = [pid for pid in linked if pid not in ranking]
+        if added:
+            titles = [self.search.case.passage(pid).title for pid in added]
+            ex.rounds.append(round_record(dict(number=len(ex.rounds) + 1, searched=titles, seeds=[], added=added),
+                                          [], Reading(), [], "the first passages name these by title: the places "
+                                          "after them go to those pages, turn about with the ranking's next", started))
+        return linked
 
     def _split(self, question: str, ex: Explanation) -> Reading:
         """``question``'s hops as the hop reader splits it (``Reading.sub_questions``; none: it does not split)."""

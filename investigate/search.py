@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Collection, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -19,8 +19,8 @@ from kg.walk import HippoRAGRetriever, Walk
 class CaseSearch:
     def __init__(self, graph: KnowledgeGraph, walker: HippoRAGRetriever, lexical: BM25Index, case: Case):
         self.graph, self.walker, self.lexical, self.case = graph, walker, lexical, case
-        self._titles: dict[str, list[tuple[int, str]]] | None = None
-        self._longest_title = 0
+        self._titles: TitleIndex | None = None
+        self._bare_titles: TitleIndex | None = None
 
     def search(self, query: str, depth: int) -> tuple[list[str], Walk]:
         """A lead's or sub-question's ranking: its walk fused with BM25 on its words (equal weight, RRF k=60)."""
@@ -53,18 +53,25 @@ class CaseSearch:
         """The passages whose title ``step`` names, word for word, and ``question`` does not: in ``order`` (the step's
         search), then the case's."""
         if self._titles is None:   # words of a title -> its passages (row, id), built on the first restated step
-            self._titles = {}
-            for row, pid in enumerate(self.graph.passage_ids):
-                if len(title := title_words(self.case.passage(pid).title)) > 2:
-                    self._titles.setdefault(title, []).append((row, pid))
-            self._longest_title = max((t.count(" ") + 1 for t in self._titles), default=0)
-        words, asked = title_words(step).split(), f" {title_words(question)} "
-        named = {" ".join(words[i:j]) for i in range(len(words))
-                 for j in range(i + 1, min(len(words), i + self._longest_title) + 1)}
-        hits = [hit for title in named if title in self._titles and f" {title} " not in asked
+            self._titles = titles_index(self.case, self.graph.passage_ids, lambda title: title)
+        asked = f" {title_words(question)} "
+        hits = [hit for title in named_in(step, self._titles) if f" {title} " not in asked
                 for hit in self._titles[title]]
         rank = {pid: n for n, pid in enumerate(order)}
         return [pid for _, pid in sorted(hits, key=lambda hit: (rank.get(hit[1], len(rank)), hit[0]))]
+
+    def named_by(self, ids: Sequence[str]) -> list[str]:
+        """The other passages whose title the texts of ``ids`` name word for word, a parenthetical aside ("Richard
+        Sale (director)" is named "Richard Sale"): in the order ``ids`` name them."""
+        if self._bare_titles is None:
+            self._bare_titles = titles_index(self.case, self.graph.passage_ids,
+                                             lambda title: PARENTHETICAL.sub("", title))
+        out: list[str] = []
+        for pid in ids:
+            text = self.case.passage(pid).text
+            out += [other for title in named_in(text, self._bare_titles, ordered=True)
+                    for _, other in self._bare_titles[title] if other not in ids and other not in out]
+        return out
 
     def naming(self, person: str) -> list[int]:
         """The graph's rows of the passages that name ``person`` by the last word of the name, whole and as written:
@@ -84,6 +91,37 @@ class CaseSearch:
         counts = g.mention_counts()
         ranked = sorted(nodes, key=lambda i: (-(mass[i] / counts[i]), g.phrases[i]))
         return ranked[:n]
+
+
+PARENTHETICAL = re.compile(r"\s*\([^)]*\)")
+
+
+@dataclass
+class TitleIndex:
+    """The words of each title (lowercase, one space apart; more than two characters) -> its passages (row, id)."""
+    passages: dict[str, list[tuple[int, str]]]
+    longest: int   # the most words a title has
+
+    def __getitem__(self, title: str) -> list[tuple[int, str]]:
+        return self.passages[title]
+
+
+def titles_index(case: Case, passage_ids: Sequence[str], form: Callable[[str], str]) -> TitleIndex:
+    """The case's titles, each as ``form`` gives it, indexed by their words."""
+    index: dict[str, list[tuple[int, str]]] = {}
+    for row, pid in enumerate(passage_ids):
+        if len(title := title_words(form(case.passage(pid).title))) > 2:
+            index.setdefault(title, []).append((row, pid))
+    return TitleIndex(index, max((t.count(" ") + 1 for t in index), default=0))
+
+
+def named_in(text: str, titles: TitleIndex, ordered: bool = False) -> list[str]:
+    """The titles of ``titles`` that ``text`` names word for word (in the order it names them if ``ordered``)."""
+    words = title_words(text).split()
+    spans = (" ".join(words[i:j]) for i in range(len(words))
+             for j in range(i + 1, min(len(words), i + titles.longest) + 1))
+    named = [span for span in spans if span in titles.passages]
+    return list(dict.fromkeys(named)) if ordered else sorted(set(named))
 
 
 def title_words(text: str) -> str:

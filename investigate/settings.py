@@ -152,6 +152,14 @@ class InvestigateSettings:
     step_titles: bool = setting(True, "a restated step's finds start with the passages whose title it names and the "
                                 "question does not: the bridge it states (\"... owned by Houston Baptist "
                                 "University\") has a file of its own")
+    # The suite rule, 2026-12-06, candidate (GG): only the sets at 5 can see it (k > show): 2wiki_first20 0.950 ->
+    # 0.975, 2wiki_q121_220 0.902 -> 0.922, hotpotqa_train100 0.920 -> 0.915, 2wiki_q121_220_wide 0.868 -> 0.873; mean
+    # +0.0057, no set lower by more than 0.005. docs/investigate-choices.md has the commands.
+    title_links: bool = setting(True, "when the top k has room beyond its first show passages, those places go, "
+                                "turn about, to the passages whose title the first show passages name word for "
+                                "word (a parenthetical aside: \"Richard Sale (director)\" is named \"Richard "
+                                "Sale\") and to the ranking's next: in an encyclopedia a name in the text is often "
+                                "the next hop's own page")
     # Candidate (U), the narrow rule, 2026-12-05: on the generated question 10 (--timeline, seeds 100-123) the aside
     # said in words joined the stretch's passages on all 18 questions that hold it, but they were at 0.75 already (four
     # supporting documents, a top 3), so no Recall moved and it is off; no other choosing question names a stretch.

@@ -6,6 +6,7 @@ from dataclasses import asdict
 import pytest
 
 from core.storage import Storage
+from core.types import Explanation
 from indexes import BM25Index
 from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, StepReader, SuspectNamer, WalkReader, merged
 from investigate.readers import HopReader, chained_hops, reading_messages, refers_to, with_answers
@@ -247,6 +248,56 @@ def test_a_restated_step_that_names_a_title_brings_that_passage_first(parts):
     assert loop.search.titled("The bank letter says so.", "What does the Bank letter say?", []) == []
     assert loop.search.titled("A letter from the bank.", QUESTION, []) == []
     assert loop.search.titled("The night report and the registry agree.", QUESTION, ["N2", "N1"]) == ["N2", "N1"]
+
+
+# Encyclopedia pages: a film's page names its director, whose page is titled with a parenthetical
+FILMS = [
+    {"id": "F1", "title": "Dark Water (1961 film)", "text": "Dark Water is a 1961 drama directed by Richard Sale."},
+    {"id": "F2", "title": "Harbour Lights", "text": "Harbour Lights is a 1958 comedy directed by Ann Lowe."},
+    {"id": "P1", "title": "Richard Sale (director)", "text": "Richard Sale was born in New York in 1911."},
+    {"id": "P2", "title": "Ann Lowe", "text": "Ann Lowe was a British director born in Leeds."},
+    {"id": "P3", "title": "Harbour Master", "text": "A harbour master enforces the rules of a port."},
+    {"id": "X1", "title": "New York", "text": "New York is a city on the Hudson."},
+    {"id": "X2", "title": "Leeds", "text": "Leeds is a city in Yorkshire."},
+]
+FILM_TRIPLES = [("F1", "Dark Water", "directed by", "Richard Sale"), ("F2", "Harbour Lights", "directed by", "Ann Lowe"),
+                ("P1", "Richard Sale", "born in", "New York"), ("P2", "Ann Lowe", "born in", "Leeds"),
+                ("P3", "harbour master", "enforces", "rules of a port"), ("X1", "New York", "is on", "Hudson"),
+                ("X2", "Leeds", "is in", "Yorkshire")]
+
+
+@pytest.fixture(scope="module")
+def film_parts(embedder):
+    case = make_case(FILMS, [{"id": "Q1", "question": "Which film's director was born first?", "type": "multi-hop",
+                              "supporting_docs": ["F1", "F2", "P1", "P2"], "expected_answer": "Dark Water"}],
+                     [{"doc_id": d, "subject": s, "relation": r, "object": o} for d, s, r, o in FILM_TRIPLES])
+    graph = build_graph(FILM_TRIPLES, case.passages, embedder)
+    return case, graph, HippoRAGRetriever(graph, embedder, HippoConfig(llm_filter=False)), BM25Index(case.passages)
+
+
+def test_the_passages_a_text_names_by_title_are_found_a_parenthetical_aside(film_parts):
+    """A text names a page by its whole title, a parenthetical aside, in the order it names them; part of a title
+    ("Harbour" of "Harbour Master") does not count, nor a page among those given."""
+    search = investigator(film_parts, WalkReader()).search
+    assert search.named_by(["F1"]) == ["P1"]
+    assert search.named_by(["F1", "F2"]) == ["P1", "P2"]
+    assert search.named_by(["P1"]) == ["X1"]
+    assert search.named_by(["F1", "P1"]) == ["X1"]
+
+
+@pytest.mark.parametrize("links, top", [(True, ["F1", "F2", "X1", "P1", "P2"]), (False, ["F1", "F2", "X1", "X2", "P3"])])
+def test_the_places_after_the_first_passages_go_turn_about_to_the_pages_they_name(film_parts, links, top):
+    """With title_links, the places after the first show passages go first to a page they name (the one the ranking
+    holds first, then in the order named), then to the ranking's next, turn about; a round on the trail says so."""
+    loop = investigator(film_parts, WalkReader(), title_links=links)
+    ex = Explanation(method="test")
+    ranking = ["F1", "F2", "X1", "X2", "P3"]
+    assert (loop._title_links(ranking, 3, ex) if links else ranking) == top
+    if links:
+        assert ex.rounds[-1].added == ["P1", "P2"] and ex.rounds[-1].searched == ["Richard Sale (director)", "Ann Lowe"]
+        ranked = loop.retrieve("Which film's director was born first, Dark Water or Harbour Lights?", 5).ids
+        named = loop.search.named_by(ranked[:3])
+        assert named and named[0] in ranked
 
 
 def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_server, parts):
