@@ -1,5 +1,6 @@
 """The loop's tools over one case: a search (the walk fused with BM25), the graph's links from a passage, what the
-model sees of a passage, the passages a step names by title or that name a person, and the leads a round offers.
+model sees of a passage, the passages a step or a passage names by title or that name a person, and the leads a round
+offers.
 The loop and its checks (``suspects.py``, ``ties.py``, ``windows.py``) look things up only through these."""
 from __future__ import annotations
 
