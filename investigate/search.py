@@ -70,7 +70,7 @@ class CaseSearch:
         out: list[str] = []
         for pid in ids:
             text = self.case.passage(pid).text
-            out += [other for title in named_in(text, self._bare_titles, ordered=True)
+            out += [other for title in named_in(text, self._bare_titles)
                     for _, other in self._bare_titles[title] if other not in ids and other not in out]
         return out
 
@@ -116,13 +116,13 @@ def titles_index(case: Case, passage_ids: Sequence[str], form: Callable[[str], s
     return TitleIndex(index, max((t.count(" ") + 1 for t in index), default=0))
 
 
-def named_in(text: str, titles: TitleIndex, ordered: bool = False) -> list[str]:
-    """The titles of ``titles`` that ``text`` names word for word (in the order it names them if ``ordered``)."""
+def named_in(text: str, titles: TitleIndex) -> list[str]:
+    """The titles of ``titles`` that ``text`` names word for word, in the order it names them."""
     words = title_words(text).split()
     spans = (" ".join(words[i:j]) for i in range(len(words))
              for j in range(i + 1, min(len(words), i + titles.longest) + 1))
     named = [span for span in spans if span in titles.passages]
-    return list(dict.fromkeys(named)) if ordered else sorted(set(named))
+    return list(dict.fromkeys(named))
 
 
 def title_words(text: str) -> str:

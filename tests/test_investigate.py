@@ -287,19 +287,33 @@ def test_the_passages_a_text_names_by_title_are_found_a_parenthetical_aside(film
     assert search.named_by(["F1", "P1"]) == ["X1"]
 
 
-@pytest.mark.parametrize("links, top", [(True, ["F1", "F2", "X1", "P1", "X2"]), (False, ["F1", "F2", "X1", "X2", "P3"])])
-def test_the_places_after_the_first_passages_go_turn_about_to_the_pages_they_name(film_parts, links, top):
-    """With title_links, the places after the first show passages go first to a page they name (the one the ranking
-    holds first, then in the order named), then to the ranking's next, turn about; a round on the trail says so."""
-    loop = investigator(film_parts, WalkReader(), title_links=links)
+def test_the_places_after_the_first_passages_go_turn_about_to_the_pages_they_name(film_parts):
+    """The places after the first show passages go first to a page they name (the one the ranking holds first, then
+    in the order named), then to the ranking's next, turn about; a round on the trail says so."""
+    loop = investigator(film_parts, WalkReader())
     ex = Explanation(method="test")
-    ranking = ["F1", "F2", "X1", "X2", "P3"]
-    assert (loop._title_links(ranking, 3, ex) if links else ranking) == top
-    if links:
-        assert ex.rounds[-1].added == ["P1"] and ex.rounds[-1].searched == ["Richard Sale (director)"]
-        ranked = loop.retrieve("Which film's director was born first, Dark Water or Harbour Lights?", 5).ids
-        named = loop.search.named_by(ranked[:3])
-        assert named and named[0] in ranked
+    assert loop._title_links(["F1", "F2", "X1", "X2", "P3"], 3, ex) == ["F1", "F2", "X1", "P1", "X2"]
+    assert ex.rounds[-1].added == ["P1"] and ex.rounds[-1].searched == ["Richard Sale (director)"]
+
+
+@pytest.mark.parametrize("k", [5, 3])
+def test_the_loop_gives_named_pages_places_only_when_the_top_k_has_room(film_parts, k):
+    """With title_links and k > show the first page the top passages name is in the top k, and a round of its own
+    says so when that changed the top k; with it off, or at k = show, the ranking is the loop's and no such round is
+    made."""
+    question = "Which film's director was born first, Dark Water or Harbour Lights?"
+    on, off = (investigator(film_parts, WalkReader(), title_links=links).retrieve(question, k) for links in (True, False))
+
+    def title_rounds(r):
+        return [x for x in r.explanation.rounds if x.why.startswith("the first passages name these by title")]
+
+    assert title_rounds(off) == [] and len(on.ids) == k
+    if k > 3:
+        named = investigator(film_parts, WalkReader()).search.named_by(on.ids[:3])
+        assert named and named[0] in on.ids
+        assert bool(title_rounds(on)) == (set(on.ids) != set(off.ids))
+    else:
+        assert title_rounds(on) == [] and on.ids == off.ids
 
 
 def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_server, parts):
