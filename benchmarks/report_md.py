@@ -748,15 +748,18 @@ def _investigation(results, quick: bool, load) -> list[str]:
                     + (f"; next: {'; '.join(r['chosen'] + r['sub_questions'])}" if r["chosen"] or r["sub_questions"]
                        else "") + (f" ({r['why']})" if r["why"] else "") for n, r in enumerate(trail, 1)]
             out += [""]
+
+    def asked(run: dict | None) -> int:
+        """How many MuSiQue questions ``run`` asked (0: none)."""
+        return len(next(iter(run["musique"].values()))["questions"]) if run and run.get("musique") else 0
+
     def musique_table(run: dict, intro: str) -> list[str]:
         mus = run["musique"]
-        n = len(next(iter(mus.values()))["questions"])
-        return [intro.format(n=n), ""] + _t(
+        return [intro.format(n=asked(run)), ""] + _t(
             ["strategy", "Recall@5", "reads", "s"],
             [[label, mus[key]["by_type"]["all"], mus[key]["median_calls"], seconds("musique", key, run)]
              for key, label in INVESTIGATION_ROWS if key in mus])
-    def asked(run: dict | None) -> int:
-        return len(next(iter(run["musique"].values()))["questions"]) if run and run.get("musique") else 0
+
     if inv.get("musique"):
         out += musique_table(inv, "musique_train100 (published triples, the set the issue's floor names), Recall@5 "
                              "over the first {n} of its questions, in the run above.")
