@@ -316,17 +316,17 @@ def test_the_loop_gives_named_pages_places_only_when_the_top_k_has_room(film_par
         assert title_rounds(on) == [] and on.ids == off.ids
 
 
-# A film's page names its director, whose own page shares no phrase with it or the question: the walk ranks the
-# pages about other things that share the film's words above it, so only the name in the text leads there.
+# FILMS' film page names its director, whose own page here shares no phrase with it or the question: the walk ranks
+# the pages about other things that share the film's words above it, so only the name in the text leads there.
 DARK_WATER = [
-    {"id": "F1", "title": "Dark Water (1961 film)", "text": "Dark Water is a 1961 drama directed by Richard Sale."},
+    FILMS[0],
     {"id": "P1", "title": "Richard Sale (director)", "text": "He wrote pulp stories before moving to Hollywood."},
     {"id": "W1", "title": "Lake Morden", "text": "Dark Water is a lake where a 1961 drama was filmed."},
     {"id": "W2", "title": "The Tide (novel)", "text": "Dark Water is a novel; its 1961 drama was directed for radio."},
     {"id": "W3", "title": "Folk songs", "text": "Dark Water is a song by a folk band."},
     {"id": "W4", "title": "Dark Water Bridge", "text": "Dark Water Bridge crosses a river in Wales."},
 ]
-DARK_WATER_TRIPLES = [("F1", "Dark Water", "directed by", "Richard Sale"),
+DARK_WATER_TRIPLES = [FILM_TRIPLES[0],
                       ("P1", "pulp stories", "written before", "Hollywood"), ("W1", "Dark Water", "is a", "lake"),
                       ("W2", "Dark Water", "is a", "novel"), ("W3", "Dark Water", "is a", "song"),
                       ("W4", "Dark Water Bridge", "crosses", "river")]
@@ -335,11 +335,12 @@ DARK_WATER_TRIPLES = [("F1", "Dark Water", "directed by", "Richard Sale"),
 def test_a_page_the_walk_does_not_reach_takes_a_place_because_a_passage_names_it(embedder):
     """The walk's top 5 holds the film's page but not its director's; with title_links the director's page takes the
     place after the first three, from the walk's last, and a round on the trail names it; off, the walk's own top 5."""
-    dark_water = loop_parts(embedder, DARK_WATER, {"question": "Who directed the drama Dark Water?", "type": "multi-hop",
+    question = "Who directed the drama Dark Water?"
+    dark_water = loop_parts(embedder, DARK_WATER, {"question": question, "type": "multi-hop",
                                                    "supporting_docs": ["F1", "P1"], "expected_answer": "Richard Sale"},
                             DARK_WATER_TRIPLES)
-    on, off = (investigator(dark_water, WalkReader(), steps=1, title_links=links)
-               .retrieve("Who directed the drama Dark Water?", 5) for links in (True, False))
+    on, off = (investigator(dark_water, WalkReader(), steps=1, title_links=links).retrieve(question, 5)
+               for links in (True, False))
     assert "F1" in off.ids[:3] and "P1" not in off.ids
     assert on.ids[:3] == off.ids[:3] and on.ids[3] == "P1" and on.ids[4] == off.ids[3]
     assert on.explanation.rounds[-1].added == ["P1"]
