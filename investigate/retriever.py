@@ -123,14 +123,14 @@ class InvestigateRetriever:
             reading, chosen, queries, stop = self._decide(read, offered_nodes, p)
             ex.rounds.append(round_record(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
                                       reader.name, newly))
-            if read.answer and p.after_answer == "step" and top_k > len(shown):
-                answered = self._after_answer(read.answer, shown, everything, top_k, p.depth, mass, ex,
-                                              question if p.step_titles else None)
-                seeds_by_round.append(ex.rounds[-1].seeds)
-                if p.read_on and number < steps:
-                    before = len(ex.rounds)
-                    answered = self._read_on(question, reader, shown, answered, everything, top_k, p, mass, ex)
-                    seeds_by_round += [r.seeds for r in ex.rounds[before:]]
+            if read.answer and p.after_answer != "walk" and top_k > len(shown):
+                answered = self._after_answer(read.answer, question, shown, everything, top_k, p, mass, ex)
+                if answered is not None:
+                    seeds_by_round.append(ex.rounds[-1].seeds)
+                    if p.read_on and number < steps:
+                        before = len(ex.rounds)
+                        answered = self._read_on(question, reader, shown, answered, everything, top_k, p, mass, ex)
+                        seeds_by_round += [r.seeds for r in ex.rounds[before:]]
             if stop:
                 break
             started = time.perf_counter()
@@ -196,22 +196,30 @@ class InvestigateRetriever:
             chosen, reading = [], replace(reading, leads=(), sub_questions=())
         return reading, chosen, queries, stop
 
-    def _after_answer(self, step: str, shown: list[str], ranked: list[str], top_k: int, depth: int,
-                      mass: np.ndarray, ex: Explanation, titles_for: str | None = None) -> tuple[list[str], list[str]]:
-        """The search of a step that restated the passages read (``shown``), for the top k's places after them: its
-        round goes on the trail and its walk's mass into ``mass``. Returns the ranking with those places filled (the
-        passages read, then the step's finds round robin with the rest of ``ranked``) and the step's finds."""
-        ids, walk, started = self.search.search_round(step, depth, mass, ex, "the step that restated the evidence")
-        found = [pid for pid in ids if pid not in shown]
-        if titles_for is not None:
-            titled = self.search.titled(step, titles_for, ids)
-            found = ahead([pid for pid in titled if pid not in shown], found, len(self.graph.passage_ids))
+    def _after_answer(self, step: str, question: str, shown: list[str], ranked: list[str], top_k: int,
+                      p: InvestigateSettings, mass: np.ndarray,
+                      ex: Explanation) -> tuple[list[str], list[str]] | None:
+        """What a step that restated the passages read (``shown``) brings to the top k's places after them
+        (``after_answer``): the step's finds, from its search (its round goes on the trail and its walk's mass into
+        ``mass``), with the passages whose title it names first (``step_titles``), or those passages alone
+        (``titles``). Returns the ranking with those places filled (the passages read, then the finds round robin
+        with the rest of ``ranked``) and the finds; None when ``titles`` finds no page the step names (no search
+        runs: the ranking stays the loop's)."""
+        n = len(self.graph.passage_ids)
+        if p.after_answer == "titles" and not [pid for pid in self.search.titled(step, question, ranked)
+                                               if pid not in shown]:
+            return None
+        ids, walk, started = self.search.search_round(step, p.depth, mass, ex, "the step that restated the evidence")
+        titled = [pid for pid in self.search.titled(step, question, ids) if pid not in shown] \
+            if p.step_titles or p.after_answer == "titles" else []
+        found = titled if p.after_answer == "titles" else ahead(titled, [pid for pid in ids if pid not in shown], n)
         rest = [pid for pid in ranked if pid not in shown]
-        filled = shown + merged([[rest], [found]], "trail", len(self.graph.passage_ids))
+        filled = shown + merged([[rest], [found]], "trail", n)
         after = filled[len(shown):top_k]
         pending = searched(ex, step, walk, [pid for pid in after if pid not in rest[:len(after)]])
-        ex.rounds.append(round_record(pending, [], Reading(), [], "the places after the passages read go to what "
-                                      "the answer leads to", started))
+        why = "the pages the answer names by title" if p.after_answer == "titles" else "what the answer leads to"
+        ex.rounds.append(round_record(pending, [], Reading(), [], f"the places after the passages read go to {why}",
+                                      started))
         return filled, found
 
     def _read_on(self, question: str, reader: Reader, shown: list[str], answered: tuple[list[str], list[str]],

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from core.contract import setting
 
 MERGES = ("trail", "rrf")
-AFTER_ANSWER = ("step", "walk")   # what fills the top k after the passages read, once a step restates them
+AFTER_ANSWER = ("titles", "step", "walk")   # what fills the top k after the passages read, once a step restates them
 READINGS = ("leads", "step")   # how the reader reads: readers.py, ``LLMReader`` and ``StepReader``
 SUSPECT_BEYOND = ("links", "ranking")   # what the namer reads after the top k
 
@@ -58,10 +58,15 @@ class InvestigateSettings:
     # The places after the passages read, when a step restates them: top k = show (the generated and hand-written
     # sets, at 3) leaves none, so only the sets at 5 chose: 2wiki_first20 0.925 -> 0.938, 2wiki_q121_220 0.863 ->
     # 0.890, hotpotqa_train100 0.910 -> 0.910; the question with the step searched together did worse (0.912, 0.885,
-    # 0.905). docs/investigate-choices.md has the commands.
-    after_answer: str = setting("step", "when a step restates the passages read, the top k's places after them go "
-                                "to: step (a search of the step, round robin with the ranking's unread tail) or walk "
-                                "(the ranking's unread tail alone)", choices=AFTER_ANSWER)
+    # 0.905). docs/investigate-choices.md has the commands. Then titles, by the suite rule, 2026-12-06, candidate (KK):
+    # a step that names no page of its own mostly re-finds the topic of the passages read, where the walk's next
+    # passages hold the question's other hops: 2wiki_q121_220 0.922 -> 0.943, hotpotqa_train100 0.915 -> 0.935,
+    # 2wiki_q121_220_wide 0.873 -> 0.880, the others the same (17 questions up, 3 down); mean +0.0060.
+    after_answer: str = setting("titles", "when a step restates the passages read, the top k's places after them go "
+                                "to: titles (the pages whose title the step names and the question does not, round "
+                                "robin with the ranking's unread tail; none named: the tail alone), step (a search of "
+                                "the step, round robin with the tail) or walk (the ranking's unread tail alone)",
+                                choices=AFTER_ANSWER)
     # leads reading, seeds 100-115: with the 1.5B reader every set-aside configuration scores 0.588 or less against
     # the walk's 0.778 (its "useful" lists leave out supporting passages); the perfect reader's best configuration
     # sets aside: a stronger model may want it.
@@ -149,7 +154,8 @@ class InvestigateSettings:
                             "step's best find, the model reads those passages and that find once more: a step that "
                             "names something new is searched and its best find takes the next place (a question of "
                             "three hops gets a second)")
-    step_titles: bool = setting(True, "a restated step's finds start with the passages whose title it names and the "
+    step_titles: bool = setting(True, "with after_answer = step: a restated step's finds start with the passages "
+                                "whose title it names and the "
                                 "question does not: the bridge it states (\"... owned by Houston Baptist "
                                 "University\") has a file of its own")
     # The suite rule, 2026-12-06, candidate (GG): only the sets at 5 can see it (k > show): 2wiki_first20 0.950 ->

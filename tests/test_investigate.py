@@ -233,10 +233,10 @@ def test_a_restated_steps_find_is_read_on_and_a_new_step_gets_the_next_place(fau
     client = OpenAIClient(fault_server.base_url, backoff=0.01)
     client._known_models = ["m"]
     reader = StepReader(client, "m", parts[3].tokens)
-    off = investigator(parts, reader, reading="step", read_on=False).retrieve(QUESTION, 5)
+    off = investigator(parts, reader, reading="step", after_answer="step", read_on=False).retrieve(QUESTION, 5)
     assert len(prompts) == 1 and len(off.explanation.rounds) == 2
     prompts.clear()
-    r = investigator(parts, reader, reading="step").retrieve(QUESTION, 5)
+    r = investigator(parts, reader, reading="step", after_answer="step").retrieve(QUESTION, 5)
     assert len(prompts) == 2 and len(re.findall(r"<passage ", prompts[1])) == 4
     restated, further = r.explanation.rounds[1:]
     assert "read with" in restated.why and "Harbour Bank" in restated.why and restated.llm_calls == 1
@@ -345,6 +345,36 @@ def test_a_page_the_walk_does_not_reach_takes_a_place_because_a_passage_names_it
     assert on.ids[:3] == off.ids[:3] and on.ids[3] == "P1" and on.ids[4] == off.ids[3]
     assert on.explanation.rounds[-1].added == ["P1"]
     assert on.explanation.rounds[-1].searched == ["Richard Sale (director)"]
+
+
+@pytest.mark.parametrize("step, names", [("Dark Water is a 1961 drama directed by Richard Sale.", True),
+                                         ("Dark Water is a 1961 drama.", False)])
+def test_a_restated_step_gives_the_places_after_the_passages_read_only_to_the_pages_it_names(fault_server, embedder,
+                                                                                             step, names):
+    """after_answer = titles: a restated step that names a page by its title ("Richard Sale") brings that page into
+    the top 5 after the passages read, a round of its own with no model call; a step that names none leaves the top 5
+    the walk's and searches nothing, where after_answer = step searches it either way."""
+    question = "Who directed the drama Dark Water?"
+    case = [FILMS[0], {**DARK_WATER[1], "title": "Richard Sale"}, *DARK_WATER[2:]]
+    dark_water = loop_parts(embedder, case, {"question": question, "type": "multi-hop",
+                                             "supporting_docs": ["F1", "P1"], "expected_answer": "Richard Sale"},
+                            DARK_WATER_TRIPLES)
+    fault_server.script = [reply(200, chat_body(json.dumps({"enough": False, "next": step})))]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    reader = StepReader(client, "m", dark_water[3].tokens)
+    runs = {how: investigator(dark_water, reader, reading="step", after_answer=how, read_on=False,
+                              title_links=False).retrieve(question, 5) for how in ("walk", "titles", "step")}
+    walk, titles = runs["walk"], runs["titles"]
+    assert "F1" in walk.ids[:3] and "P1" not in walk.ids and walk.explanation.rounds[0].enough
+    assert runs["step"].explanation.rounds[-1].searched == [step]
+    if names:
+        assert set(titles.ids) == set(walk.ids[:4]) | {"P1"}
+        last = titles.explanation.rounds[-1]
+        assert last.searched == [step] and last.added == ["P1"] and last.llm_calls == 0
+        assert "names by title" in last.why
+    else:
+        assert titles.ids == walk.ids and len(titles.explanation.rounds) == len(walk.explanation.rounds) == 1
 
 
 def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_server, parts):
