@@ -16,9 +16,10 @@ of the passages it read help; the others leave the trail (the next reading sees 
 after every passage not judged so.
 
 When a step restates the evidence, the reader has its answer in the passages it read: they stay in the top k, and
-if it has places beyond them (``after_answer`` = step), a search of the step fills those, round robin with the
-merge's unread tail: on a question of several hops the restated fact is often a bridge, and its far end is what
-those places should hold.
+if it has places beyond them, the pages whose title the step names (``after_answer`` = titles; = step: a search of
+the step) fill those, round robin with the merge's unread tail: on a question of several hops the restated fact is
+often a bridge, and its far end's page is what those places should hold. A step that names no page leaves them to
+the tail.
 
 With ``hops`` (off) and places beyond the passages read, the model first splits the question into a chain of simple
 questions ("Who directed X?", "Where did #1 die?"); a chain is searched hop by hop instead of the steps, each hop's

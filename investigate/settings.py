@@ -61,7 +61,7 @@ class InvestigateSettings:
     # 0.905). docs/investigate-choices.md has the commands. Then titles, by the suite rule, 2026-12-06, candidate (KK):
     # a step that names no page of its own mostly re-finds the topic of the passages read, where the walk's next
     # passages hold the question's other hops: 2wiki_q121_220 0.922 -> 0.943, hotpotqa_train100 0.915 -> 0.935,
-    # 2wiki_q121_220_wide 0.873 -> 0.880, the others the same (17 questions up, 3 down); mean +0.0060.
+    # 2wiki_q121_220_wide 0.873 -> 0.880, the others the same (16 questions up, 4 down); mean +0.0060.
     after_answer: str = setting("titles", "when a step restates the passages read, the top k's places after them go "
                                 "to: titles (the pages whose title the step names and the question does not, round "
                                 "robin with the ranking's unread tail; none named: the tail alone), step (a search of "
@@ -151,13 +151,12 @@ class InvestigateSettings:
     # the seven choosing sets the mean rose +0.0055, no set lower (2wiki_first20 0.938 -> 0.950, 2wiki_q121_220 0.890
     # -> 0.902, hotpotqa_train100 0.910 -> 0.925). Each alone rose +0.0031 (candidates (T) and (X)), under the margin.
     read_on: bool = setting(True, "when a step restates the passages read and the top k has room beyond them and the "
-                            "step's best find, the model reads those passages and that find once more: a step that "
-                            "names something new is searched and its best find takes the next place (a question of "
-                            "three hops gets a second)")
+                            "step's first find (by after_answer: its first titled page), the model reads those "
+                            "passages and that find once more: a step that names something new is searched and its "
+                            "best find takes the next place (a question of three hops gets a second)")
     step_titles: bool = setting(True, "with after_answer = step: a restated step's finds start with the passages "
-                                "whose title it names and the "
-                                "question does not: the bridge it states (\"... owned by Houston Baptist "
-                                "University\") has a file of its own")
+                                "whose title it names and the question does not: the bridge it states (\"... owned "
+                                "by Houston Baptist University\") has a file of its own")
     # The suite rule, 2026-12-06, candidate (GG): only the sets at 5 can see it (k > show): 2wiki_first20 0.950 ->
     # 0.975, 2wiki_q121_220 0.902 -> 0.922, hotpotqa_train100 0.920 -> 0.915, 2wiki_q121_220_wide 0.868 -> 0.873; mean
     # +0.0057, no set lower by more than 0.005. docs/investigate-choices.md has the commands.
