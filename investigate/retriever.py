@@ -110,7 +110,7 @@ class InvestigateRetriever:
         for number in range(2, steps + 1):
             everything = merged(searches, p.merge, len(g.passage_ids))
             trail = [pid for pid in everything if pid not in aside]
-            shown = trail[:p.show]
+            shown = self._to_read(question, trail, p) if number == 2 and p.read_named else trail[:p.show]
             # a step reader writes its own query: no list of leads to offer it
             offered_nodes = self.search.candidates(shown, mass, followed, p.candidates) if p.reading == "leads" else []
             offered = [g.phrases[i] for i in offered_nodes]
@@ -180,6 +180,20 @@ class InvestigateRetriever:
                           if mass[n] > 0}
         score = {pid: 1.0 / (rank + 1) for rank, pid in enumerate(ranking)}
         return Retrieval([(pid, score[pid]) for pid in ranking], ex)
+
+    def _to_read(self, question: str, trail: list[str], p: InvestigateSettings) -> list[str]:
+        """The passages the first reading sees: the trail's best ``show``, where the passages whose title the question
+        names (among the trail's best ``depth``) take the places of the others, last first; in trail order."""
+        shown, ahead_of = trail[:p.show], trail[:p.depth]
+        named = set(self.search.titled(question, "", ahead_of))
+        missing = [pid for pid in ahead_of if pid in named and pid not in shown]
+        if not missing:
+            return shown
+        keep = [pid for pid in shown if pid in named]
+        room = p.show - len(keep)
+        others = [pid for pid in shown if pid not in named][:max(0, room - len(missing))]
+        picked = {*keep, *missing[:room], *others}
+        return [pid for pid in trail if pid in picked]
 
     def _decide(self, read: Reading, offered_nodes: Sequence[int],
                 p: InvestigateSettings) -> tuple[Reading, list[int], list[str], str]:

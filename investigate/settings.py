@@ -157,6 +157,13 @@ class InvestigateSettings:
     step_titles: bool = setting(True, "with after_answer = step: a restated step's finds start with the passages "
                                 "whose title it names and the question does not: the bridge it states (\"... owned "
                                 "by Houston Baptist University\") has a file of its own")
+    # The suite rule, 2026-12-06, candidate (PP): the question's own pages may sit past the walk's best three behind
+    # lookalikes ("Drew Fuller" behind "The Drew Pearson Show"); 2wiki_q121_220 0.943 -> 0.953, hotpotqa_train100
+    # 0.935 -> 0.940, 2wiki_q121_220_wide 0.880 -> 0.897, the others the same (9 questions up, none down); mean
+    # +0.0041, at the margin.
+    read_named: bool = setting(True, "the first reading sees the passages whose title the question names, word for "
+                               "word, among the walk's best depth, in place of the walk's other passages (its last "
+                               "first): a question's own page can sit behind lookalikes")
     # The suite rule, 2026-12-06, candidate (GG): only the sets at 5 can see it (k > show): 2wiki_first20 0.950 ->
     # 0.975, 2wiki_q121_220 0.902 -> 0.922, hotpotqa_train100 0.920 -> 0.915, 2wiki_q121_220_wide 0.868 -> 0.873; mean
     # +0.0057, no set lower by more than 0.005. docs/investigate-choices.md has the commands.

@@ -216,6 +216,30 @@ def test_a_step_that_restates_what_was_read_fills_the_places_after_it_from_its_o
     assert len(runs["step", 5].ids) == 5
 
 
+def test_the_first_reading_sees_the_page_the_question_names_in_place_of_the_walks_last(fault_server, parts):
+    """The question names the Registry, which the walk ranks fourth, behind a page about the hall: with read_named the
+    reader sees it in place of the walk's third passage, in trail order; off, it reads the walk's best three. What
+    changes is the reading: a step that restates it leaves a top 3 the walk's own."""
+    question = "What does the Registry say about the van that left Larkspur Hall?"
+    prompts: list[str] = []
+
+    def handler(h, req):
+        prompts.append(req["messages"][-1]["content"])
+        read = re.findall(r'<passage id="\w+">[^<:]*: ([^<]*)</passage>', prompts[-1])
+        reply(200, chat_body(json.dumps({"enough": False, "next": read[-1]})))(h, req)
+
+    fault_server.script = [handler]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    reader = StepReader(client, "m", parts[3].tokens)
+    off = investigator(parts, reader, reading="step", read_named=False).retrieve(question, 3)
+    on = investigator(parts, reader, reading="step").retrieve(question, 3)
+    seen = [re.findall(r'<passage id="(\w+)">', prompt) for prompt in prompts]
+    assert len(seen) == 2 and "N2" not in seen[0] and seen[0] == off.ids
+    assert "N2" in seen[1] and seen[1] == [pid for pid in seen[0] if pid in seen[1]] + ["N2"]
+    assert seen[0][:2] == seen[1][:2] and on.ids == off.ids
+
+
 def test_a_restated_steps_find_is_read_on_and_a_new_step_gets_the_next_place(fault_server, parts):
     """At top 5 the reader restates what it read; read on with the restated step's best find, it writes a step that
     names something new (the bank), whose search is a round of its own and whose best find takes the place after the
