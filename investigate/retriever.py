@@ -1,7 +1,8 @@
 """Investigation: retrieve, read, follow leads, retrieve again, as a detective works a case.
 
 Round 1 is HippoRAG's walk from the question (``kg.walk``, its LLM fact filter off). After each round a reader
-(``readers.py``) sees the passages found so far and, by ``reading``, either writes the next step of reasoning (a
+(``readers.py``) sees the passages found so far (the first time, the pages the question names by title take the
+places of the walk's others: ``read_named``) and, by ``reading``, either writes the next step of reasoning (a
 sentence the next round searches; a step that only restates what it read ends the loop) or is offered a numbered list
 of leads, the graph's phrase nodes in those passages ranked by walk mass over node specificity, and picks leads to
 follow, questions of its own (the first reading may split a question that names nothing into sub-questions), or
