@@ -62,6 +62,14 @@ def parts(embedder):
                                        "expected_answer": "Tobias Fenn"}, TRIPLES)
 
 
+def loopback(fault_server, handler) -> OpenAIClient:
+    """A client of the loopback server, which answers every request with ``handler``; model "m" is known to it."""
+    fault_server.script = [handler]
+    client = OpenAIClient(fault_server.base_url, backoff=0.01)
+    client._known_models = ["m"]
+    return client
+
+
 def investigator(parts, reader, namer=None, **settings) -> InvestigateRetriever:
     """The loop over the bridge case, ``reader`` reading the way ``settings`` say (leads unless told)."""
     case, graph, walker, lexical = parts
@@ -125,9 +133,7 @@ def test_a_scripted_reader_seeds_the_next_round_with_its_lead_and_the_loop_stops
         replies.append(out)
         reply(200, chat_body(json.dumps(out)))(h, req)
 
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, handler)
     r = investigator(parts, LLMReader(client, "m"), steps=4).retrieve(QUESTION, 3)
     rounds = r.explanation.rounds
     assert len(replies) == 2 and len(rounds) == 2          # it stopped on "enough", not at steps
@@ -153,9 +159,7 @@ def test_a_scripted_step_is_searched_next_and_a_step_that_restates_the_evidence_
         prompts.append(req["messages"][-1]["content"])
         reply(200, chat_body(json.dumps({"enough": False, "next": steps[len(prompts) - 1]})))(h, req)
 
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, handler)
     r = investigator(parts, StepReader(client, "m", lexical.tokens), reading="step", steps=4).retrieve(QUESTION, 3)
     rounds = r.explanation.rounds
     assert len(prompts) == 2 and len(rounds) == 2 and "<lead>" not in prompts[0]   # no list of leads to pick from
@@ -179,9 +183,7 @@ def test_the_model_reads_passage_chars_of_each_passage_and_restates_only_what_it
         prompts.append(req["messages"][-1]["content"])
         reply(200, chat_body(json.dumps({"enough": False, "next": step})))(h, req)
 
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, handler)
     r = investigator(parts, StepReader(client, "m", lexical.tokens), reading="step", steps=2,
                      passage_chars=chars).retrieve(QUESTION, 3)
     texts = re.findall(r"<passage [^>]*>[^<]*?: ([^<]*)</passage>", prompts[0])
@@ -201,9 +203,7 @@ def test_a_step_that_restates_what_was_read_fills_the_places_after_it_from_its_o
         steps.append(read[-1])
         reply(200, chat_body(json.dumps({"enough": False, "next": read[-1]})))(h, req)
 
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, handler)
     reader = StepReader(client, "m", parts[3].tokens)
     runs = {(how, k): investigator(parts, reader, reading="step", after_answer=how, read_on=False).retrieve(QUESTION, k)
             for how in ("walk", "step") for k in (3, 5)}
@@ -228,9 +228,7 @@ def test_the_first_reading_sees_the_page_the_question_names_in_place_of_the_walk
         read = re.findall(r'<passage id="\w+">[^<:]*: ([^<]*)</passage>', prompts[-1])
         reply(200, chat_body(json.dumps({"enough": False, "next": read[-1]})))(h, req)
 
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, handler)
     reader = StepReader(client, "m", parts[3].tokens)
     off = investigator(parts, reader, reading="step", read_named=False).retrieve(question, 3)
     on = investigator(parts, reader, reading="step").retrieve(question, 3)
@@ -253,9 +251,7 @@ def test_a_restated_steps_find_is_read_on_and_a_new_step_gets_the_next_place(fau
         step = "Who else owes the Harbour Bank money?" if len(read) == 4 else read[-1]
         reply(200, chat_body(json.dumps({"enough": False, "next": step})))(h, req)
 
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, handler)
     reader = StepReader(client, "m", parts[3].tokens)
     off = investigator(parts, reader, reading="step", after_answer="step", read_on=False).retrieve(QUESTION, 5)
     assert len(prompts) == 1 and len(off.explanation.rounds) == 2
@@ -383,9 +379,7 @@ def test_a_restated_step_gives_the_places_after_the_passages_read_only_to_the_pa
     dark_water = loop_parts(embedder, case, {"question": question, "type": "multi-hop",
                                              "supporting_docs": ["F1", "P1"], "expected_answer": "Richard Sale"},
                             DARK_WATER_TRIPLES)
-    fault_server.script = [reply(200, chat_body(json.dumps({"enough": False, "next": step})))]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, reply(200, chat_body(json.dumps({"enough": False, "next": step}))))
     reader = StepReader(client, "m", dark_water[3].tokens)
     runs = {how: investigator(dark_water, reader, reading="step", after_answer=how, read_on=False,
                               title_links=False).retrieve(question, 5) for how in ("walk", "titles", "step")}
@@ -413,9 +407,7 @@ def test_passages_the_reader_judges_no_help_leave_the_trail_and_rank_last(fault_
         out = {"useful": [1], "enough": False, "leads": lead, "sub_questions": [], "why": "plate"}
         reply(200, chat_body(json.dumps(out)))(h, req)
 
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, handler)
     off = investigator(parts, LLMReader(client, "m"), steps=3, set_aside=False).retrieve(QUESTION, 3)
     shown_off = [re.findall(r'<passage id="(\w+)">', p) for p in prompts]
     prompts.clear()
@@ -435,9 +427,7 @@ def test_the_reader_keeps_only_offered_numbers_and_gives_up_softly(fault_server,
     case = parts[0]
     answers = iter(['{"useful": [0, 2, 2, 99, true], "enough": "yes", "leads": [0, 2, 2, 99, true, "1"], '
                     '"sub_questions": ["Who owns it?", 3], "why": "x"}', "no JSON here", "still none"])
-    fault_server.script = [lambda h, req: reply(200, chat_body(next(answers)))(h, req)]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, lambda h, req: reply(200, chat_body(next(answers)))(h, req))
     reader = LLMReader(client, "m")
     got = reader.read(QUESTION, case.passages[:2], ["grey van", "QX41 VTR", "Larkspur Hall"], first=True, judge=True)
     assert got.leads == (1,) and got.sub_questions == ("Who owns it?",) and got.enough is False
@@ -478,9 +468,7 @@ def _namer(fault_server, person: str) -> tuple[SuspectNamer, list[str]]:
         prompts.append(req["messages"][-1]["content"])
         reply(200, chat_body(json.dumps({"person": person})))(h, req)
 
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, handler)
     return SuspectNamer(client, "m"), prompts
 
 
@@ -873,9 +861,7 @@ def _hop_reader(fault_server, split: list[str], answer: str) -> tuple[HopReader,
         splitting = "split a question" in req["messages"][0]["content"]
         reply(200, chat_body(json.dumps({"questions": split} if splitting else {"answer": answer})))(h, req)
 
-    fault_server.script = [handler]
-    client = OpenAIClient(fault_server.base_url, backoff=0.01)
-    client._known_models = ["m"]
+    client = loopback(fault_server, handler)
     return HopReader(client, "m"), prompts
 
 
