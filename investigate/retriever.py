@@ -222,8 +222,8 @@ class InvestigateRetriever:
         with the rest of ``ranked``) and the finds; None when ``titles`` finds no page the step names (no search
         runs: the ranking stays the loop's)."""
         n = len(self.graph.passage_ids)
-        if p.after_answer == "titles" and not [pid for pid in self.search.titled(step, question, ranked)
-                                               if pid not in shown]:
+        if p.after_answer == "titles" and not [pid for pid in self.search.titled(step, question, ())
+                                               if pid not in shown]:   # whether any is named: no order needed
             return None
         ids, walk, started = self.search.search_round(step, p.depth, mass, ex, "the step that restated the evidence")
         titled = [pid for pid in self.search.titled(step, question, ids) if pid not in shown] \
