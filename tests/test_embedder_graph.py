@@ -71,7 +71,11 @@ def test_the_pinned_minilm_loses_its_six_guards_and_embeds_the_same_vectors():
 def int8_weight_model() -> tuple[bytes, np.ndarray]:
     """x @ (Cast(int8 weights) * per-column scales), as the pinned MiniLM stores its weight matrices."""
     rng = np.random.default_rng(0)
-    q = rng.integers(-127, 128, size=(8, 4), dtype=np.int8)
+    # Seven bits, as quantizers make them for CPUs without VNNI (onnxruntime's reduce_range): there, ONNX Runtime's
+    # u8 x s8 kernel adds each pair of products in int16, which two neighbouring weights near +-127 overflow (on an
+    # AVX2-only AMD EPYC, full-range random weights put one output of twelve off by 1.8). The pinned MiniLM's weights
+    # seldom sit that high (3% of them past 63); its own test below checks its vectors stay close.
+    q = rng.integers(-63, 64, size=(8, 4), dtype=np.int8)
     scales = rng.uniform(0.001, 0.01, size=(1, 4)).astype(np.float32)
     nodes = [helper.make_node("Cast", ["w_q"], ["w_f"], to=TensorProto.FLOAT),
              helper.make_node("Mul", ["w_f", "w_scale"], ["w"]),
