@@ -6,7 +6,8 @@
 A change of the loop's defaults is kept only if, over the choosing sets, the mean Recall rises by at least
 choose.MIN_GAIN and no set falls by more than choose.MAX_DROP. The choosing sets are generated seeds 100-115 (their
 Recall@3 as the mean over the three question types), the cases of ``--sets dev`` and of ``--sets dev5`` and, since
-2026-12-06, ``--sets wide`` (each case's Recall over all its questions; ``--seven``: the sets before that). Generated
+2026-12-06, ``--sets wide`` and, since 2026-12-07, ``--sets atlas`` (each case's Recall over all its questions;
+``--seven`` and ``--eight``: the sets before each joined). Generated
 seeds 116-123, made later to confirm choices on seeds the rule had not seen, are listed beside them, outside the mean.
 ``--base`` and ``--candidate`` each name one or more results (comma list: names in results/ or paths); a set found in
 none of a side's files is not judged, and the verdict says so, unless ``--unchanged`` names it: a set the change
@@ -42,7 +43,7 @@ import choose
 from choose import MAX_DROP, MIN_GAIN
 from common import RESULTS
 from generated import TYPES, parse_seeds
-from investigation import MORE_DEV, WIDE
+from investigation import ATLAS, MORE_DEV, WIDE
 from suite import GENERATED_SEEDS, HAND_WRITTEN
 
 CHOOSING_SEEDS = GENERATED_SEEDS   # 100-115
@@ -65,14 +66,18 @@ NARROW_GAIN = 1.0
 # The steady form: questions up (none down) over the other seeds both sides ran; five up and none down is one chance
 # in 32 if each change were a coin toss
 STEADY_UP = 5
-GROUPS = ("dev", "dev5", "wide")
+GROUPS = ("dev", "dev5", "wide", ATLAS)
 # investigation.py's --sets dev and dev5, by the names this rule gives them: the seven choosing sets until 2026-12-06
 SEVEN = ("generated 100-115", *(f"dev {name}" for name in (*HAND_WRITTEN, "2wiki_first20")),
          *(f"dev5 {name}" for name in MORE_DEV))
 # and since (decided 2026-12-06, a seventeenth session, before any candidate ran on it): --sets wide, 2wiki_q121_220's
 # questions asked of the whole 6,119-passage corpus at 5, where the walk misses more than on the small sets at 5
 # (0.90-0.95), so a change past the passages read has questions to move. ``--seven`` reproduces the verdicts before.
-CHOOSING = (*SEVEN, f"wide {WIDE[0]}_wide")
+EIGHT = (*SEVEN, f"wide {WIDE[0]}_wide")
+# and since (decided 2026-12-07, a twenty-third session, before any candidate ran on it): --sets atlas, the invented
+# encyclopedia of MuSiQue's shape (several paragraphs under one title, three and four hops), which no other set has.
+# ``--eight`` reproduces the verdicts before.
+CHOOSING = (*EIGHT, f"{ATLAS} {ATLAS}")
 
 
 @dataclass(frozen=True)
@@ -301,12 +306,14 @@ def main(argv=None) -> int:
     p.add_argument("--base", required=True, help="results of the defaults (comma list of names in results/ or paths)")
     p.add_argument("--candidate", required=True, help="results of the change, the same way")
     p.add_argument("--strategy", default="investigate")
-    p.add_argument("--unchanged", default="", help="comma list of sets (or groups: dev, dev5, wide) the change "
+    p.add_argument("--unchanged", default="", help="comma list of sets (or groups: dev, dev5, wide, atlas) the change "
                                                    "cannot act on, counted at the base's value")
     p.add_argument("--questions", action="store_true", help="also list every question whose Recall differs "
                                                             "between the two sides")
     p.add_argument("--seven", action="store_true", help="the seven choosing sets as they were until 2026-12-06 "
                                                         "(without --sets wide): to reproduce a verdict made then")
+    p.add_argument("--eight", action="store_true", help="the eight choosing sets as they were until 2026-12-07 "
+                                                        "(without --sets atlas): to reproduce a verdict made then")
     p.add_argument("--narrow", action="store_true", help="the rule for a change that acts only on one kind of "
                                                          "question: judged where it acts, confirmed on FRESH_SEEDS")
     p.add_argument("--fresh", type=parse_seeds, default=list(FRESH_SEEDS),
@@ -315,7 +322,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     base, candidate = load(args.base), load(args.candidate)
     unchanged = tuple(s.strip() for s in args.unchanged.split(",") if s.strip())
-    sets = SEVEN if args.seven else CHOOSING
+    sets = SEVEN if args.seven else EIGHT if args.eight else CHOOSING
     if args.narrow:
         print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged, tuple(args.fresh), sets)))
     else:
