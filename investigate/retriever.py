@@ -162,7 +162,7 @@ class InvestigateRetriever:
             answered = self._follow_hops(question, hops, first.retrieval.ids, p, mass, ex)
         ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
         if p.title_links and top_k > p.show:
-            ranking = self._title_links(ranking, p.show, ex)
+            ranking = self._title_links(ranking, p.show, ex, mass if p.paragraphs_by_mass else None)
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
             further = final_ranking(searches, answered, aside, p.merge, max(top_k, p.suspect_reads),
@@ -228,6 +228,8 @@ class InvestigateRetriever:
         ids, walk, started = self.search.search_round(step, p.depth, mass, ex, "the step that restated the evidence")
         titled = [pid for pid in self.search.titled(step, question, ids) if pid not in shown] \
             if p.step_titles or p.after_answer == "titles" else []
+        if p.paragraphs_by_mass:
+            titled = self.search.weighed(titled, ids, mass)
         found = titled if p.after_answer == "titles" else ahead(titled, [pid for pid in ids if pid not in shown], n)
         rest = [pid for pid in ranked if pid not in shown]
         filled = shown + merged([[rest], [found]], "trail", n)
@@ -265,7 +267,8 @@ class InvestigateRetriever:
                                       "step's find lead to", started))
         return refilled, [found[0], *new]
 
-    def _title_links(self, ranking: list[str], show: int, ex: Explanation) -> list[str]:
+    def _title_links(self, ranking: list[str], show: int, ex: Explanation, mass: np.ndarray | None = None
+                     ) -> list[str]:
         """The top k (``ranking``) with its places after the first ``show`` given, turn about, to the passages whose
         title those passages name (those the ranking holds first, in its order) and to the ranking's next; a round of
         its own on the trail when it changes the top k."""
@@ -273,6 +276,8 @@ class InvestigateRetriever:
         first, n = ranking[:show], len(self.graph.passage_ids)
         place = {pid: rank for rank, pid in enumerate(ranking)}
         named = sorted(self.search.named_by(first), key=lambda pid: place.get(pid, len(place)))
+        if mass is not None:
+            named = self.search.weighed(named, place, mass)
         linked = (first + merged([[named], [ranking[show:]]], "trail", n))[:len(ranking)]
         added = [pid for pid in linked if pid not in ranking]
         if added:

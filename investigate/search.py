@@ -74,6 +74,19 @@ class CaseSearch:
                     for _, other in self._bare_titles[title] if other not in ids and other not in out]
         return out
 
+    def weighed(self, pids: Sequence[str], ranked: Collection[str], mass: np.ndarray) -> list[str]:
+        """``pids`` with the paragraphs of one title that are not in ``ranked`` in the order ``mass`` weighs them (most
+        first), in the places they held: a page of several paragraphs is named by its title, and which of them a
+        question needs its walks tell better than the corpus's order."""
+        row = {pid: r for r, pid in enumerate(self.graph.passage_ids)}
+        groups: dict[str, list[str]] = {}
+        for pid in pids:
+            if pid not in ranked:
+                groups.setdefault(self.case.passage(pid).title, []).append(pid)
+        order = {title: iter(sorted(group, key=lambda pid: -mass[self.graph.passage_node(row[pid])]))
+                 for title, group in groups.items()}
+        return [pid if pid in ranked else next(order[self.case.passage(pid).title]) for pid in pids]
+
     def naming(self, person: str) -> list[int]:
         """The graph's rows of the passages that name ``person`` by the last word of the name, whole and as written:
         "Ms. Crane" names Victoria Crane as much as her full name does. (Not the graph's phrase nodes: OpenIE seldom

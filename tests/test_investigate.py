@@ -3,6 +3,7 @@ import json
 import re
 from dataclasses import asdict
 
+import numpy as np
 import pytest
 
 from core.storage import Storage
@@ -314,6 +315,39 @@ def test_the_places_after_the_first_passages_go_turn_about_to_the_pages_they_nam
     ex = Explanation(method="test")
     assert loop._title_links(["F1", "F2", "X1", "X2", "P3"], 3, ex) == ["F1", "F2", "X1", "P1", "X2"]
     assert ex.rounds[-1].added == ["P1"] and ex.rounds[-1].searched == ["Richard Sale (director)"]
+
+
+PAGES = [
+    {"id": "W1", "title": "Dark Water", "text": "Dark Water is a 1951 film directed by Richard Sale."},
+    {"id": "R1", "title": "Richard Sale", "text": "Richard Sale wrote for the pulps before Hollywood."},
+    {"id": "R2", "title": "Richard Sale", "text": "Richard Sale was born in New York in 1911."},
+    {"id": "R3", "title": "Richard Sale", "text": "Richard Sale married Mary Loos in 1946."},
+    {"id": "Y1", "title": "New York", "text": "New York is a city on the Hudson."},
+]
+PAGE_TRIPLES = [("W1", "Dark Water", "directed by", "Richard Sale"), ("R1", "Richard Sale", "wrote for", "pulps"),
+                ("R2", "Richard Sale", "born in", "New York"), ("R3", "Richard Sale", "married", "Mary Loos"),
+                ("Y1", "New York", "is on", "Hudson")]
+
+
+def test_a_page_of_several_paragraphs_gives_them_in_the_order_the_walks_weigh_them(embedder):
+    """The paragraphs of one title that the ranking does not hold take their group's places, most walk mass first;
+    a paragraph the ranking holds, and a title of one paragraph, stay where they were (paragraphs_by_mass)."""
+    parts = loop_parts(embedder, PAGES, {"question": "Where was the director of Dark Water born?",
+                                         "type": "multi-hop", "supporting_docs": ["W1", "R2"],
+                                         "expected_answer": "New York"}, PAGE_TRIPLES)
+    search = investigator(parts, WalkReader()).search
+    graph = parts[1]
+    mass = np.zeros(graph.n_nodes)
+    for pid, weight in {"R1": 0.1, "R2": 0.5, "R3": 0.3, "Y1": 0.9}.items():
+        mass[graph.passage_node(graph.passage_ids.index(pid))] = weight
+    assert search.named_by(["W1"]) == ["R1", "R2", "R3"]                         # the corpus's order
+    assert search.weighed(["R1", "R2", "R3", "Y1"], (), mass) == ["R2", "R3", "R1", "Y1"]
+    assert search.weighed(["R1", "Y1", "R2", "R3"], {"R1"}, mass) == ["R1", "Y1", "R2", "R3"]   # R1 ranked
+    assert search.weighed(["R3", "R1"], (), np.zeros(graph.n_nodes)) == ["R3", "R1"]           # no mass: as given
+    loop = investigator(parts, WalkReader(), paragraphs_by_mass=True)
+    ex = Explanation(method="test")
+    assert loop._title_links(["W1", "Y1"], 1, ex) == ["W1", "R1"]            # the corpus's first paragraph
+    assert loop._title_links(["W1", "Y1"], 1, ex, mass) == ["W1", "R2"]      # the one the walks weigh most
 
 
 @pytest.mark.parametrize("k", [5, 3])
