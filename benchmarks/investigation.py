@@ -23,8 +23,6 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from atlas import load_atlas
-
 from casebook.catalog import resolve
 from casebook.generate import gold_as_triples, load_mystery
 from casebook.loader import load_case
@@ -47,6 +45,7 @@ from lab.registry import register
 from lab.runner import Lab, RunConfig
 from llm import Backend, Embedder, Settings, connect, embedder_only
 
+from atlas import load_atlas
 from common import assignments_for, write_result
 from generated import TYPES, add_case_arguments, mean_by_type, model_triples
 from retrieval import with_cached_triples
