@@ -78,14 +78,14 @@ class CaseSearch:
         """``pids`` with the paragraphs of one title that are not in ``ranked`` in the order ``mass`` weighs them (most
         first), in the places they held: a page of several paragraphs is named by its title, and which of them a
         question needs its walks tell better than the corpus's order."""
-        row = {pid: r for r, pid in enumerate(self.graph.passage_ids)}
+        row, title = self.graph.passage_rows(), {pid: self.case.passage(pid).title for pid in pids}
         groups: dict[str, list[str]] = {}
         for pid in pids:
             if pid not in ranked:
-                groups.setdefault(self.case.passage(pid).title, []).append(pid)
-        order = {title: iter(sorted(group, key=lambda pid: -mass[self.graph.passage_node(row[pid])]))
-                 for title, group in groups.items()}
-        return [pid if pid in ranked else next(order[self.case.passage(pid).title]) for pid in pids]
+                groups.setdefault(title[pid], []).append(pid)
+        order = {name: iter(sorted(group, key=lambda pid: -mass[self.graph.passage_node(row[pid])]))
+                 for name, group in groups.items()}
+        return [pid if pid in ranked else next(order[title[pid]]) for pid in pids]
 
     def naming(self, person: str) -> list[int]:
         """The graph's rows of the passages that name ``person`` by the last word of the name, whole and as written:

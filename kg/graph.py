@@ -68,6 +68,7 @@ class KnowledgeGraph:
     _phrase_index: PhraseIndex | None = field(default=None, repr=False)
     _passage_phrases: dict[str, list[int]] | None = field(default=None, repr=False)
     _mention_counts: np.ndarray | None = field(default=None, repr=False)
+    _passage_rows: dict[str, int] | None = field(default=None, repr=False)
 
     # Node numbering for PPR: phrases first, then passages.
     def passage_node(self, j: int) -> int:
@@ -146,6 +147,12 @@ class KnowledgeGraph:
         shared = (set(self.phrases_of(a)) & set(self.phrases_of(b))) - set(avoid)
         return self.phrases[min(shared, key=lambda i: (counts[i], self.phrases[i]))] if shared else ""
 
+    def passage_rows(self) -> dict[str, int]:
+        """Each passage id's row (its place in ``passage_ids``; its node is ``passage_node(row)``), built once."""
+        if self._passage_rows is None:
+            self._passage_rows = {pid: j for j, pid in enumerate(self.passage_ids)}
+        return self._passage_rows
+
     def mention_counts(self) -> np.ndarray:
         """How many passages each phrase is linked to (at least 1): the divisor of node specificity."""
         if self._mention_counts is None:
@@ -164,7 +171,7 @@ class KnowledgeGraph:
                 key = (min(f.subject, f.object), max(f.subject, f.object))
                 weights[key] += len(f.passages)  # subject-object edges weighted by how often they are stated
                 kinds[key] = "relation"
-        pindex = {pid: j for j, pid in enumerate(self.passage_ids)}
+        pindex = self.passage_rows()
         for i, pids in enumerate(self.phrase_passages):
             for pid in pids:
                 key = (i, self.passage_node(pindex[pid]))

@@ -325,7 +325,7 @@ class HippoRAGRetriever:
         g = self.graph
         prior = np.zeros(len(g.passage_ids))
         if self._lexical_order is None:   # where each of the index's passages sits in the graph (-1: not in it)
-            at = {pid: j for j, pid in enumerate(g.passage_ids)}
+            at = g.passage_rows()
             self._lexical_order = np.array([at.get(pid, -1) for pid in self.lexical.ids], dtype=int)
         scores, order = self.lexical.scores(text), self._lexical_order
         prior[order[order >= 0]] = scores[order >= 0]
@@ -334,7 +334,7 @@ class HippoRAGRetriever:
     def _phrase_to_passage(self) -> sp.csr_matrix:
         if self._incidence is None:
             g = self.graph
-            index = {pid: j for j, pid in enumerate(g.passage_ids)}
+            index = g.passage_rows()
             rows, cols = [], []
             for i, pids in enumerate(g.phrase_passages):
                 for pid in pids:
