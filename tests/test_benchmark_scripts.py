@@ -370,3 +370,29 @@ def test_the_perfect_reader_of_a_benchmark_names_a_missing_document_by_its_publi
     assert asked.leads == () and asked.sub_questions[0] == f"{theirs.subject} {theirs.relation} {theirs.object}"
     everything = [p for p in case.passages if p.doc_id in q.supporting_docs]
     assert reader.read(q.text, everything, offered, first=False).enough
+
+
+def test_the_trails_place_each_supporting_passage_and_offer_no_report_set(capsys):
+    """Each supporting passage is in the top k at the place the trail says, or missed; Recall agrees; the rounds
+    are listed. The report sets are refused by name. (The blind loop: no model needed.)"""
+    from llm import Settings, embedder_only
+
+    from investigation import dev_cases
+    from trails import main, render, trails
+    _, case, k, triples = dev_cases("dev")[0]
+    settings = Settings.from_env()
+    found = trails(case, "investigate-walk", k, [], triples, settings, embedder_only(settings))
+    assert len(found) == len(case.questions) and all(len(t.top) == k and t.rounds for t in found)
+    for t in found:
+        docs = [case.passage(pid).doc_id for pid in t.top]
+        for s in t.supports:
+            doc = case.passage(s.passage).doc_id
+            assert (docs.index(doc) + 1 if doc in docs else None) == s.place
+        placed = sum(s.place is not None for s in t.supports)
+        assert t.recall == pytest.approx(placed / len(t.supports))
+    missed = next(t for t in found if any(s.place is None for s in t.supports))
+    text = render(case, missed)
+    assert text.startswith(f"== {missed.question.id}") and "missed" in text and "round 1: searched" in text
+    with pytest.raises(SystemExit) as refused:
+        main(["--sets", "musique"])
+    assert refused.value.code == 2 and "musique is not a choosing set" in capsys.readouterr().err

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Where each supporting passage of a choosing set's questions lands, and the loop's trail that put it there.
+
+    python benchmarks/trails.py --sets atlas --missed
+    python benchmarks/trails.py --sets dev5 --question 2wiki-131 --set investigate.read_on=false
+
+Every candidate in docs/investigate-choices.md began as a reading of trails; this prints them. For each question of
+the sets asked: its Recall at the set's top k, each supporting passage (in the top k, at which place, or missed) with
+its title, the top k with titles, and each round of the loop (what it searched, what it added, why it went on or
+stopped). With ``--missed``, only the questions below full Recall. The readings come from the response cache when
+they were made before (llm/cache.py), so reading the trails of a saved run costs no model call.
+
+Only the choosing sets (``investigation.py --sets dev, dev5, wide, atlas``) are offered: the report sets (generated
+seeds 1-10, the bundled case, MuSiQue) stay unread while choosing.
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.types import Case, Question
+from lab.results import StrategyResult
+from lab.runner import Lab
+from llm import Backend, Embedder, Settings, connect, embedder_only
+
+from investigation import ATLAS, case_config, dev_cases
+
+GROUPS = ("dev", "dev5", "wide", ATLAS)
+TEXT_CHARS = 150   # of each passage, as a line of the listing
+
+
+@dataclass(frozen=True)
+class Support:
+    passage: str
+    title: str
+    place: int | None   # 1-based place in the top k; None: missed
+
+
+@dataclass(frozen=True)
+class Trail:
+    question: Question
+    recall: float | None
+    supports: tuple[Support, ...]
+    top: tuple[str, ...]
+    rounds: tuple[dict, ...]
+
+
+def trail_of(case: Case, question: Question, result: StrategyResult) -> Trail:
+    """``result``'s top k read against ``question``'s supporting documents, with the rounds of its explanation."""
+    top = tuple(result.passages)
+    place = {case.passage(pid).doc_id: n for n, pid in reversed(list(enumerate(top, 1)))}
+    supports = tuple(Support(passage.id, passage.title, place.get(doc))
+                     for doc in question.supporting_docs
+                     for passage in [next(p for p in case.passages if p.doc_id == doc)])
+    rounds = tuple({"searched": list(r.searched), "added": list(r.added), "why": r.why}
+                   for r in result.explanation.rounds)
+    return Trail(question, result.recall, supports, top, rounds)
+
+
+def trails(case: Case, strategy: str, top_k: int, assignments: list[str], triples: str, settings: Settings,
+           embedder: Embedder, backend: Backend | None = None, only: Sequence[str] = ()) -> list[Trail]:
+    """The trail of each question of ``case`` (of ``only``'s ids, if given), asked of ``strategy`` at ``top_k``
+    (``backend``: the chat model, for a strategy that reads)."""
+    config = case_config([strategy], top_k, assignments, triples)
+    lab = Lab(case, settings, config, embedder=embedder, backend=backend)
+    lab.build()
+    return [trail_of(case, q, lab.ask(q, config).results[strategy]) for q in case.questions
+            if not only or q.id in only]
+
+
+def render(case: Case, trail: Trail) -> str:
+    """One question's trail as lines of text."""
+    q = trail.question
+
+    def line(pid: str) -> str:
+        p = case.passage(pid)
+        return f"{pid} [{p.title}] {p.text[:TEXT_CHARS]}"
+
+    recall = "-" if trail.recall is None else f"{trail.recall:.3f}"
+    out = [f"== {q.id} ({q.type}) Recall {recall}: {q.text}"]
+    out += [f"   {'missed' if s.place is None else f'at {s.place}':>7}  {line(s.passage)}" for s in trail.supports]
+    out += [f"   top {n:>3}  {line(pid)}" for n, pid in enumerate(trail.top, 1)]
+    out += [f"   round {n}: searched {r['searched']}, added {r['added']}; {r['why']}" for n, r in
+            enumerate(trail.rounds, 1)]
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sets", default=ATLAS, help=f"comma list of {', '.join(GROUPS)} (investigation.py's choosing "
+                                                 "sets; the report sets are not offered)")
+    p.add_argument("--atlas-seed", type=int, default=1, help="with --sets atlas: the world's seed")
+    p.add_argument("--strategy", default="investigate", help="whose trails (investigate-walk reads with no model)")
+    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
+    p.add_argument("--question", action="append", default=[], help="only this question id (repeatable)")
+    p.add_argument("--missed", action="store_true", help="only the questions below full Recall")
+    args = p.parse_args(argv)
+    groups = [g for g in args.sets.split(",") if g]
+    unknown = [g for g in groups if g not in GROUPS]
+    if unknown:
+        p.error(f"--sets: {', '.join(unknown)} is not a choosing set ({', '.join(GROUPS)})")
+    settings = Settings.from_env()
+    backend = connect(settings) if args.strategy == "investigate" else None
+    embedder = backend.embedder if backend else embedder_only(settings)
+    for group in groups:
+        for name, case, k, triples in dev_cases(group, args.atlas_seed):
+            shown = [t for t in trails(case, args.strategy, k, args.set, triples, settings, embedder, backend,
+                                       args.question)
+                     if not args.missed or (t.recall is not None and t.recall < 1)]
+            print(f"# {group} {name}: {len(shown)} questions, top {k}, {args.strategy}")
+            for trail in shown:
+                print(render(case, trail))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
