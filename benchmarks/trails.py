@@ -49,7 +49,9 @@ class Trail:
 def trail_of(case: Case, question: Question, result: StrategyResult) -> Trail:
     """``result``'s top k read against ``question``'s supporting documents, with the rounds of its explanation."""
     top = tuple(result.passages)
-    place = {case.passage(pid).doc_id: n for n, pid in reversed(list(enumerate(top, 1)))}
+    place: dict[str, int] = {}
+    for n, pid in enumerate(top, 1):
+        place.setdefault(case.passage(pid).doc_id, n)
     supports = tuple(Support(passage.id, passage.title, place.get(doc))
                      for doc in question.supporting_docs
                      for passage in [next(p for p in case.passages if p.doc_id == doc)])
@@ -101,17 +103,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
         p.error(f"--sets: {', '.join(unknown)} is not a choosing set ({', '.join(GROUPS)})")
+    cases = [(group, *found) for group in groups for found in dev_cases(group, args.atlas_seed)]
+    absent = set(args.question).difference(q.id for *_, case, _, _ in cases for q in case.questions)
+    if absent:   # said before any graph is built or model asked
+        p.error(f"--question: {', '.join(sorted(absent))} is in none of the sets asked ({args.sets})")
     settings = Settings.from_env()
     backend = connect(settings) if args.strategy == "investigate" else None
     embedder = backend.embedder if backend else embedder_only(settings)
-    for group in groups:
-        for name, case, k, triples in dev_cases(group, args.atlas_seed):
-            shown = [t for t in trails(case, args.strategy, k, args.set, triples, settings, embedder, backend,
-                                       args.question)
-                     if not args.missed or (t.recall is not None and t.recall < 1)]
-            print(f"# {group} {name}: {len(shown)} questions, top {k}, {args.strategy}")
-            for trail in shown:
-                print(render(case, trail))
+    for group, name, case, k, triples in cases:
+        if args.question and not any(q.id in args.question for q in case.questions):
+            continue
+        shown = [t for t in trails(case, args.strategy, k, args.set, triples, settings, embedder, backend,
+                                   args.question)
+                 if not args.missed or (t.recall is not None and t.recall < 1)]
+        print(f"# {group} {name}: {len(shown)} questions, top {k}, {args.strategy}")
+        for trail in shown:
+            print(render(case, trail))
     return 0
 
 

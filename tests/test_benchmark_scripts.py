@@ -374,7 +374,8 @@ def test_the_perfect_reader_of_a_benchmark_names_a_missing_document_by_its_publi
 
 def test_the_trails_place_each_supporting_passage_and_offer_no_report_set(capsys):
     """Each supporting passage is in the top k at the place the trail says, or missed; Recall agrees; the rounds
-    are listed. The report sets are refused by name. (The blind loop: no model needed.)"""
+    are listed. A report set, or a question in none of the sets asked, is refused by name, before anything is built.
+    (The blind loop: no model needed.)"""
     from llm import Settings, embedder_only
 
     from investigation import dev_cases
@@ -396,3 +397,6 @@ def test_the_trails_place_each_supporting_passage_and_offer_no_report_set(capsys
     with pytest.raises(SystemExit) as refused:
         main(["--sets", "musique"])
     assert refused.value.code == 2 and "musique is not a choosing set" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main(["--sets", "dev", "--question", "no-such-question"])
+    assert refused.value.code == 2 and "no-such-question is in none of the sets" in capsys.readouterr().err
