@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -47,16 +47,39 @@ from core.contract import settings_with
 from core.types import Case, Explanation, Retrieval, Seed
 from indexes import BM25Index
 from kg import KnowledgeGraph
-from kg.walk import HippoRAGRetriever
+from kg.walk import HippoRAGRetriever, Walk
 
 from .merge import ahead, final_ranking, merged
 from .readers import HopReader, Namer, Reader, Reading, refers_to, with_answers
 from .search import CaseSearch
 from .settings import DEFAULTS, InvestigateSettings
 from .suspects import asks_for_someone_by_conditions, check_suspect
-from .ties import asks_what_ties, follow_chain, tie_chain
+from .ties import Chain, asks_what_ties, follow_chain, tie_chain
 from .trail import add_reading, round_record, searched
-from .windows import CaseClocks, asks_about_moment, asks_about_window, in_window, timed
+from .windows import CaseClocks, Window, asks_about_moment, asks_about_window, in_window, timed
+
+
+@dataclass
+class Inquiry:
+    """One question's investigation as it goes: each round's searches (the question's walk first), the walks' summed
+    mass, the phrase nodes followed, each round's seeds, the passages set aside, and, once a step restated the
+    evidence, the ranking it filled and its finds."""
+    searches: list[list[list[str]]]
+    mass: np.ndarray
+    followed: set[int]
+    seeds_by_round: list[list[str]]   # the graph nodes (by label) each round's walks started from
+    aside: list[str] = field(default_factory=list)   # read and judged no help, in the order they were set aside
+    answered: tuple[list[str], list[str]] | None = None
+
+
+@dataclass(frozen=True)
+class QuestionChecks:
+    """What the question's form asks for beyond the loop: a chain of ties, a stretch of time and the passages naming a
+    time in it, and why those fill the top k ("" if they do not)."""
+    chain: Chain | None
+    window: Window | None
+    found_in_time: list[tuple[str, int]]   # (passage, minutes after midnight)
+    filled: str
 
 
 class InvestigateRetriever:
@@ -74,26 +97,47 @@ class InvestigateRetriever:
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
                  params: Mapping[str, object] | None = None) -> Retrieval:
         p = settings_with(self.settings, params)
-        g = self.graph
-        reader = self.readers[p.reading]
-        follows = "the steps the reader writes" if p.reading == "step" else f"the leads the {reader.name} reader follows"
+        follows = "the steps the reader writes" if p.reading == "step" else \
+            f"the leads the {self.readers[p.reading].name} reader follows"
         ex = Explanation(method=f"up to {p.steps} rounds: HippoRAG's walk from the question, then walks and BM25 "
                                 f"from {follows}; merged by {p.merge}")
         started = time.perf_counter()
         with ex.stage("round 1 search"):
             first = self.search.walker.walk(question, p.depth, expansions)
-        searches = [[first.retrieval.ids]]   # each round's searches, round by round
-        mass = first.mass.copy()
-        followed = set(g.phrases_named_in(question))
-        seeds_by_round = [[s.node for s in first.retrieval.explanation.seeds]]
+        inquiry = Inquiry(searches=[[first.retrieval.ids]], mass=first.mass.copy(),
+                          followed=set(self.graph.phrases_named_in(question)),
+                          seeds_by_round=[[s.node for s in first.retrieval.explanation.seeds]])
         ex.queries = [question, *expansions]
         ex.paths = first.retrieval.explanation.paths
-        pending = dict(number=1, searched=[question], seeds=seeds_by_round[0][:8],
+        checks = self._question_checks(question, first, top_k, p, ex)
+        split = self._split(question, ex) if p.hops and self.hop_reader is not None and top_k > p.show and \
+            not checks.filled else None
+        hops = split.sub_questions if split is not None else ()
+        pending = dict(number=1, searched=[question], seeds=inquiry.seeds_by_round[0][:8],
                        added=first.retrieval.ids[:p.show])
-        # with a restated step's search: the final ranking (the passages read, then its finds and the unread tail),
-        # and its finds, for the listing
-        answered: tuple[list[str], list[str]] | None = None
-        aside: list[str] = []   # read and judged no help, in the order they were set aside
+        if checks.filled or hops:
+            last = f"{checks.filled} the top {top_k}: nothing is left for a reading to find" if checks.filled else \
+                "the question splits into hops, searched one by one"
+            ex.rounds.append(round_record(pending, [], Reading(), [], last, started))
+        else:
+            self._read_rounds(question, inquiry, pending, started, top_k, p, ex)
+        if split is not None:   # the split was made before round 1's reading: its cost is round 1's
+            add_reading(ex.rounds[0], split, split.why or "hops: " + " / ".join(hops), HopReader.name)
+        if hops:
+            inquiry.answered = self._follow_hops(question, hops, first.retrieval.ids, p, inquiry.mass, ex)
+        ranking = self._finish(question, inquiry, checks, first.retrieval.ids[:p.show], top_k, p, ex)
+        g, mass = self.graph, inquiry.mass
+        ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(inquiry.seeds_by_round)
+                    for node in dict.fromkeys(nodes)][:20]
+        ex.node_scores = {g.node_label(int(n)): round(float(mass[n]), 6) for n in np.argsort(-mass)[:200]
+                          if mass[n] > 0}
+        score = {pid: 1.0 / (rank + 1) for rank, pid in enumerate(ranking)}
+        return Retrieval([(pid, score[pid]) for pid in ranking], ex)
+
+    def _question_checks(self, question: str, first: Walk, top_k: int, p: InvestigateSettings,
+                         ex: Explanation) -> QuestionChecks:
+        """The checks the question's form asks for, made before any reading: what ties one thing to another (the
+        chain, searched now) and a stretch of time or a moment (the passages naming a time in it)."""
         tie = asks_what_ties(question) if p.check_ties else None
         chain = tie_chain(self.search, tie, question, p.depth, p.tie_hops, ex) if tie is not None else None
         window = asks_about_window(question, p.time_words) if p.check_window else None
@@ -104,16 +148,20 @@ class InvestigateRetriever:
         filled = "the chain the question asks for fills" if chain is not None and len(chain.passages) >= top_k \
             else f"the passages that name {window.what} fill" if window is not None and len(found_in_time) >= top_k \
             else ""
-        split = self._split(question, ex) if p.hops and self.hop_reader is not None and top_k > p.show and \
-            not filled else None
-        hops = split.sub_questions if split is not None else ()
-        steps = 1 if filled or hops else p.steps
-        for number in range(2, steps + 1):
-            everything = merged(searches, p.merge, len(g.passage_ids))
-            trail = [pid for pid in everything if pid not in aside]
+        return QuestionChecks(chain, window, found_in_time, filled)
+
+    def _read_rounds(self, question: str, inquiry: Inquiry, pending: dict, started: float, top_k: int,
+                     p: InvestigateSettings, ex: Explanation) -> None:
+        """Rounds 2 to ``steps``: the reader reads the trail so far, and the next round searches what it chose, until
+        the loop stops (``inquiry`` and ``ex`` take each round; ``pending``: round 1's record, not yet read)."""
+        g, reader = self.graph, self.readers[p.reading]
+        for number in range(2, p.steps + 1):
+            everything = merged(inquiry.searches, p.merge, len(g.passage_ids))
+            trail = [pid for pid in everything if pid not in inquiry.aside]
             shown = self._to_read(question, trail, p) if number == 2 and p.read_named else trail[:p.show]
             # a step reader writes its own query: no list of leads to offer it
-            offered_nodes = self.search.candidates(shown, mass, followed, p.candidates) if p.reading == "leads" else []
+            offered_nodes = self.search.candidates(shown, inquiry.mass, inquiry.followed, p.candidates) \
+                if p.reading == "leads" else []
             offered = [g.phrases[i] for i in offered_nodes]
             with ex.stage(f"round {number - 1} read", f"{reader.name} reader", llm=reader.uses_llm):
                 read = reader.read(question, self.search.in_sight(shown, p.passage_chars), offered,
@@ -121,66 +169,63 @@ class InvestigateRetriever:
             useful = read.useful
             newly = [pid for n, pid in enumerate(shown) if n not in useful] if p.set_aside and useful is not None \
                 else []
-            aside += newly
+            inquiry.aside += newly
             reading, chosen, queries, stop = self._decide(read, offered_nodes, p)
             ex.rounds.append(round_record(pending, offered, reading, [g.phrases[i] for i in chosen], stop, started,
-                                      reader.name, newly))
+                                          reader.name, newly))
             if read.answer and p.after_answer != "walk" and top_k > len(shown):
-                answered = self._after_answer(read.answer, question, shown, everything, top_k, p, mass, ex)
+                answered = self._after_answer(read.answer, question, shown, everything, top_k, p, inquiry.mass, ex)
                 if answered is not None:
-                    seeds_by_round.append(ex.rounds[-1].seeds)
-                    if p.read_on and number < steps:
+                    inquiry.answered = answered
+                    inquiry.seeds_by_round.append(ex.rounds[-1].seeds)
+                    if p.read_on and number < p.steps:
                         before = len(ex.rounds)
-                        answered = self._read_on(question, reader, shown, answered, everything, top_k, p, mass, ex)
-                        seeds_by_round += [r.seeds for r in ex.rounds[before:]]
+                        inquiry.answered = self._read_on(question, reader, shown, answered, everything, top_k, p,
+                                                         inquiry.mass, ex)
+                        inquiry.seeds_by_round += [r.seeds for r in ex.rounds[before:]]
             if stop:
-                break
+                return
             started = time.perf_counter()
-            followed.update(chosen)
+            inquiry.followed.update(chosen)
             with ex.stage(f"round {number} search", f"{len(queries)} searches"):
                 walks = [self.search.search(q, p.depth) for q in queries]
             new_rankings = [ids for ids, _ in walks]
             for _, walk in walks:
-                mass += walk.mass
+                inquiry.mass += walk.mass
             # New: in a new search's best ``show`` and neither on the trail the reader saw nor set aside.
-            on_trail = set(trail[:max(p.show, top_k)]) | set(aside)
+            on_trail = set(trail[:max(p.show, top_k)]) | set(inquiry.aside)
             added = list(dict.fromkeys(pid for ids in new_rankings for pid in ids[:p.show] if pid not in on_trail))
-            searches.append(new_rankings)
-            seeds_by_round.append([s.node for _, w in walks for s in w.retrieval.explanation.seeds[:3]])
-            pending = dict(number=number, searched=queries, seeds=list(dict.fromkeys(seeds_by_round[-1]))[:8],
-                           added=added)
+            inquiry.searches.append(new_rankings)
+            inquiry.seeds_by_round.append([s.node for _, w in walks for s in w.retrieval.explanation.seeds[:3]])
+            pending = dict(number=number, searched=queries,
+                           seeds=list(dict.fromkeys(inquiry.seeds_by_round[-1]))[:8], added=added)
             if not added:
                 ex.rounds.append(round_record(pending, [], Reading(), [], "this round found nothing new", started))
-                break
-        else:
-            last = f"{filled} the top {top_k}: nothing is left for a reading to find" if filled else \
-                "the question splits into hops, searched one by one" if hops else f"the last of {p.steps} rounds"
-            ex.rounds.append(round_record(pending, [], Reading(), [], last, started))
-        if split is not None:   # the split was made before round 1's reading: its cost is round 1's
-            add_reading(ex.rounds[0], split, split.why or "hops: " + " / ".join(hops), HopReader.name)
-        if hops:
-            answered = self._follow_hops(question, hops, first.retrieval.ids, p, mass, ex)
-        ranking = final_ranking(searches, answered, aside, p.merge, top_k, len(g.passage_ids))
+                return
+        ex.rounds.append(round_record(pending, [], Reading(), [], f"the last of {p.steps} rounds", started))
+
+    def _finish(self, question: str, inquiry: Inquiry, checks: QuestionChecks, scene: list[str], top_k: int,
+                p: InvestigateSettings, ex: Explanation) -> list[str]:
+        """The top k: the rounds' merge (or a restated step's ranking), then the title links and the checks the
+        question's form asks for, each a round of its own on the trail when it acts (``scene``: the question's own
+        best finds, where the suspect's opportunity is looked for)."""
+        n = len(self.graph.passage_ids)
+        ranking = final_ranking(inquiry.searches, inquiry.answered, inquiry.aside, p.merge, top_k, n)
         if p.title_links and top_k > p.show:
-            ranking = self._title_links(ranking, p.show, ex, mass if p.paragraphs_by_mass else None)
+            ranking = self._title_links(ranking, p.show, ex, inquiry.mass if p.paragraphs_by_mass else None)
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
-            further = final_ranking(searches, answered, aside, p.merge, max(top_k, p.suspect_reads),
-                                    len(g.passage_ids)) if p.suspect_beyond == "ranking" else []
-            ranking = check_suspect(self.search, self.namer, question, ranking, further, p, mass, ex,
-                                    scene=first.retrieval.ids[:p.show])
-            seeds_by_round += [r.seeds for r in ex.rounds[before:]]
-        if chain is not None:
-            ranking = follow_chain(chain, ranking, mass, ex)
-            seeds_by_round.append(ex.rounds[-1].seeds)
-        if window is not None and found_in_time:
-            ranking = in_window(window, found_in_time, ranking, ex)
-        ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(seeds_by_round)
-                    for node in dict.fromkeys(nodes)][:20]
-        ex.node_scores = {g.node_label(int(n)): round(float(mass[n]), 6) for n in np.argsort(-mass)[:200]
-                          if mass[n] > 0}
-        score = {pid: 1.0 / (rank + 1) for rank, pid in enumerate(ranking)}
-        return Retrieval([(pid, score[pid]) for pid in ranking], ex)
+            further = final_ranking(inquiry.searches, inquiry.answered, inquiry.aside, p.merge,
+                                    max(top_k, p.suspect_reads), n) if p.suspect_beyond == "ranking" else []
+            ranking = check_suspect(self.search, self.namer, question, ranking, further, p, inquiry.mass, ex,
+                                    scene=scene)
+            inquiry.seeds_by_round += [r.seeds for r in ex.rounds[before:]]
+        if checks.chain is not None:
+            ranking = follow_chain(checks.chain, ranking, inquiry.mass, ex)
+            inquiry.seeds_by_round.append(ex.rounds[-1].seeds)
+        if checks.window is not None and checks.found_in_time:
+            ranking = in_window(checks.window, checks.found_in_time, ranking, ex)
+        return ranking
 
     def _to_read(self, question: str, trail: list[str], p: InvestigateSettings) -> list[str]:
         """The passages the first reading sees: the trail's best ``show``, where the passages whose title the question
