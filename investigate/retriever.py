@@ -212,7 +212,8 @@ class InvestigateRetriever:
         n = len(self.graph.passage_ids)
         ranking = final_ranking(inquiry.searches, inquiry.answered, inquiry.aside, p.merge, top_k, n)
         if p.title_links and top_k > p.show:
-            ranking = self._title_links(ranking, p.show, ex, inquiry.mass if p.paragraphs_by_mass else None)
+            ranking = self._title_links(ranking, p.show, ex, inquiry.mass if p.paragraphs_by_mass else None,
+                                        p.names_as_written, p.link_chain)
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
             further = final_ranking(inquiry.searches, inquiry.answered, inquiry.aside, p.merge,
@@ -312,24 +313,41 @@ class InvestigateRetriever:
                                       "step's find lead to", started))
         return refilled, [found[0], *new]
 
-    def _title_links(self, ranking: list[str], show: int, ex: Explanation, mass: np.ndarray | None = None
-                     ) -> list[str]:
+    def _title_links(self, ranking: list[str], show: int, ex: Explanation, mass: np.ndarray | None = None,
+                     as_written: bool = False, chain: bool = False) -> list[str]:
         """The top k (``ranking``) with its places after the first ``show`` given, turn about, to the passages whose
-        title those passages name (those the ranking holds first, in its order) and to the ranking's next; a round of
-        its own on the trail when it changes the top k."""
+        title those passages name (those the ranking holds first, in its order; ``as_written``: named as names) and to
+        the ranking's next; a round of its own on the trail when it changes the top k. ``chain``: the place after the
+        first named page goes to the page that page names first, unless the passage it would take it from is named by
+        the first passages too (two signals outweigh one)."""
         started = time.perf_counter()
         first, n = ranking[:show], len(self.graph.passage_ids)
         place = {pid: rank for rank, pid in enumerate(ranking)}
-        named = sorted(self.search.named_by(first), key=lambda pid: place.get(pid, len(place)))
+        named = sorted(self.search.named_by(first, as_written), key=lambda pid: place.get(pid, len(place)))
         if mass is not None:
             named = self.search.weighed(named, place, mass)
         linked = (first + merged([[named], [ranking[show:]]], "trail", n))[:len(ranking)]
+        chained = ""   # the page the chain placed
+        if chain and named and len(linked) > show + 1 and linked[show] == named[0] and linked[show + 1] not in named:
+            own = self.search.case.passage(named[0]).title   # a page's text names its own title first
+            onward = [pid for pid in self.search.named_by([named[0]], as_written)
+                      if self.search.case.passage(pid).title != own and pid not in linked[:show + 1]]
+            if mass is not None:
+                onward = self.search.weighed(onward, place, mass)
+            if onward:
+                chained = onward[0]
+                linked = (linked[:show + 1] + [chained] + [pid for pid in linked[show + 1:] if pid != chained]
+                          )[:len(ranking)]
         added = [pid for pid in linked if pid not in ranking]
-        if added:
-            titles = [self.search.case.passage(pid).title for pid in added]
-            ex.rounds.append(round_record(dict(number=len(ex.rounds) + 1, searched=titles, seeds=[], added=added),
-                                          [], Reading(), [], "the first passages name these by title: the places "
-                                          "after them go to those pages, turn about with the ranking's next", started))
+        if added or chained:
+            shown = [*added, *named[:1], *([chained] if chained else [])]
+            title = {pid: self.search.case.passage(pid).title for pid in shown}
+            why = "the first passages name these by title: the places after them go to those pages, turn about with " \
+                  "the ranking's next"
+            if chained:
+                why += f"; after {title[named[0]]}, the page it names first ({title[chained]})"
+            ex.rounds.append(round_record(dict(number=len(ex.rounds) + 1, searched=[title[pid] for pid in added],
+                                               seeds=[], added=added), [], Reading(), [], why, started))
         return linked
 
     def _split(self, question: str, ex: Explanation) -> Reading:

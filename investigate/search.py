@@ -61,16 +61,18 @@ class CaseSearch:
         rank = {pid: n for n, pid in enumerate(order)}
         return [pid for _, pid in sorted(hits, key=lambda hit: (rank.get(hit[1], len(rank)), hit[0]))]
 
-    def named_by(self, ids: Sequence[str]) -> list[str]:
+    def named_by(self, ids: Sequence[str], as_written: bool = False) -> list[str]:
         """The other passages whose title the texts of ``ids`` name word for word, a parenthetical aside ("Richard
-        Sale (director)" is named "Richard Sale"): in the order ``ids`` name them."""
+        Sale (director)" is named "Richard Sale"): in the order ``ids`` name them. ``as_written``: only where a text
+        writes the title as a name (``names_in``)."""
         if self._bare_titles is None:
             self._bare_titles = titles_index(self.case, self.graph.passage_ids,
                                              lambda title: PARENTHETICAL.sub("", title))
         out: list[str] = []
         for pid in ids:
             text = self.case.passage(pid).text
-            out += [other for title in named_in(text, self._bare_titles)
+            out += [other for title in (names_in(text, self._bare_titles) if as_written else
+                                        named_in(text, self._bare_titles))
                     for _, other in self._bare_titles[title] if other not in ids and other not in out]
         return out
 
@@ -135,6 +137,27 @@ def named_in(text: str, titles: TitleIndex) -> list[str]:
     spans = (" ".join(words[i:j]) for i in range(len(words))
              for j in range(i + 1, min(len(words), i + titles.longest) + 1))
     named = [span for span in spans if span in titles.passages]
+    return list(dict.fromkeys(named))
+
+
+def names_in(text: str, titles: TitleIndex) -> list[str]:
+    """``named_in``, where the text writes the title as a name: capitalised, and not followed (after a space alone) by
+    another capitalised word that would make it part of a longer name ("the editor of", "Princess Maria" do not name
+    "Editor" or "Princess")."""
+    tokens = list(re.finditer(r"\w+", text))
+    words = [t.group().lower() for t in tokens]
+    named: list[str] = []
+    for i in range(len(words)):
+        if not tokens[i].group()[0].isupper():
+            continue
+        for j in range(i + 1, min(len(words), i + titles.longest) + 1):
+            span = " ".join(words[i:j])
+            if span not in titles.passages:
+                continue
+            after = tokens[j] if j < len(tokens) else None
+            joined = after is not None and text[tokens[j - 1].end():after.start()].isspace()
+            if not (joined and after is not None and after.group()[0].isupper()):
+                named.append(span)
     return list(dict.fromkeys(named))
 
 

@@ -11,6 +11,7 @@ from core.types import Explanation
 from indexes import BM25Index
 from investigate import InvestigateRetriever, InvestigateSettings, LLMReader, StepReader, SuspectNamer, WalkReader, merged
 from investigate.readers import HopReader, chained_hops, reading_messages, refers_to, with_answers
+from investigate.search import TitleIndex, named_in, names_in
 from investigate.suspects import asks_for_someone_by_conditions, conditions_named, opportunity_evidence
 from investigate.ties import asks_what_ties
 from investigate.windows import asks_about_moment, asks_about_window, clock_times
@@ -315,6 +316,30 @@ def test_the_places_after_the_first_passages_go_turn_about_to_the_pages_they_nam
     ex = Explanation(method="test")
     assert loop._title_links(["F1", "F2", "X1", "X2", "P3"], 3, ex) == ["F1", "F2", "X1", "P1", "X2"]
     assert ex.rounds[-1].added == ["P1"] and ex.rounds[-1].searched == ["Richard Sale (director)"]
+
+
+def test_a_chain_of_title_links_gives_the_next_place_to_the_page_the_first_named_page_names(film_parts):
+    """link_chain: after the first named page (Richard Sale's), the page it names first (New York) takes the next
+    place, and the round says so; when the passage it would take that place from is a page the first passages name
+    too, it keeps it."""
+    loop = investigator(film_parts, WalkReader())
+    ex = Explanation(method="test")
+    assert loop._title_links(["F1", "F2", "P3", "X2", "X1"], 1, ex) == ["F1", "P1", "F2", "P3", "X2"]
+    assert loop._title_links(["F1", "F2", "P3", "X2", "X1"], 1, ex, chain=True) == ["F1", "P1", "X1", "F2", "P3"]
+    assert "the page it names first (New York)" in ex.rounds[-1].why
+    # F1 and F2 name P1 and P2: P2, the ranking's next, is named too, so no chain takes its place
+    assert loop._title_links(["F1", "F2", "P1", "P2", "X1"], 2, ex, chain=True) == ["F1", "F2", "P1", "P2", "X1"]
+
+
+def test_a_title_counts_as_named_where_the_text_writes_it_as_a_name():
+    """names_as_written: a title is named where the text capitalises it and it is not the start of a longer name; a
+    name at the end of a sentence counts."""
+    titles = TitleIndex({t: [(n, f"T{n}")] for n, t in enumerate(["heart", "richard sale", "princess", "the editor",
+                                                                    "lothair i"])}, 2)
+    text = ("He lost his heart. Directed by Richard Sale, starring Anne Baxter. Princess Maria of Greece. He was the "
+            "editor. Son of Lothair I and Ermengarde. She was a Princess.")
+    assert names_in(text, titles) == ["richard sale", "lothair i", "princess"]
+    assert named_in(text, titles) == ["heart", "richard sale", "princess", "the editor", "lothair i"]
 
 
 PAGES = [
