@@ -340,8 +340,8 @@ class InvestigateRetriever:
                           )[:len(ranking)]
         added = [pid for pid in linked if pid not in ranking]
         if added or chained:
-            shown = [*added, *named[:1], *([chained] if chained else [])]
-            title = {pid: self.search.case.passage(pid).title for pid in shown}
+            pages = [*added, *named[:1]] + ([chained] if chained else [])
+            title = {pid: self.search.case.passage(pid).title for pid in pages}
             why = "the first passages name these by title: the places after them go to those pages, turn about with " \
                   "the ranking's next"
             if chained:

@@ -155,8 +155,9 @@ def names_in(text: str, titles: TitleIndex) -> list[str]:
             if span not in titles.passages:
                 continue
             after = tokens[j] if j < len(tokens) else None
-            joined = after is not None and text[tokens[j - 1].end():after.start()].isspace()
-            if not (joined and after is not None and after.group()[0].isupper()):
+            longer = after is not None and after.group()[0].isupper() and \
+                text[tokens[j - 1].end():after.start()].isspace()
+            if not longer:
                 named.append(span)
     return list(dict.fromkeys(named))
 
