@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -133,11 +133,7 @@ def titles_index(case: Case, passage_ids: Sequence[str], form: Callable[[str], s
 
 def named_in(text: str, titles: TitleIndex) -> list[str]:
     """The titles of ``titles`` that ``text`` names word for word, in the order it names them."""
-    words = title_words(text).split()
-    spans = (" ".join(words[i:j]) for i in range(len(words))
-             for j in range(i + 1, min(len(words), i + titles.longest) + 1))
-    named = [span for span in spans if span in titles.passages]
-    return list(dict.fromkeys(named))
+    return list(dict.fromkeys(span for _, _, span in title_spans(title_words(text).split(), titles)))
 
 
 def names_in(text: str, titles: TitleIndex) -> list[str]:
@@ -145,21 +141,23 @@ def names_in(text: str, titles: TitleIndex) -> list[str]:
     another capitalised word that would make it part of a longer name ("the editor of", "Princess Maria" do not name
     "Editor" or "Princess")."""
     tokens = list(re.finditer(r"\w+", text))
-    words = [t.group().lower() for t in tokens]
-    named: list[str] = []
+
+    def as_name(i: int, j: int) -> bool:   # tokens[i:j]
+        after = tokens[j] if j < len(tokens) else None
+        longer = after is not None and after.group()[0].isupper() and \
+            text[tokens[j - 1].end():after.start()].isspace()
+        return tokens[i].group()[0].isupper() and not longer
+
+    spans = title_spans([t.group().lower() for t in tokens], titles)
+    return list(dict.fromkeys(span for i, j, span in spans if as_name(i, j)))
+
+
+def title_spans(words: Sequence[str], titles: TitleIndex) -> Iterator[tuple[int, int, str]]:
+    """Each run of ``words`` (lowercase) that is a title of ``titles``: its start, its end and the title, in order."""
     for i in range(len(words)):
-        if not tokens[i].group()[0].isupper():
-            continue
         for j in range(i + 1, min(len(words), i + titles.longest) + 1):
-            span = " ".join(words[i:j])
-            if span not in titles.passages:
-                continue
-            after = tokens[j] if j < len(tokens) else None
-            longer = after is not None and after.group()[0].isupper() and \
-                text[tokens[j - 1].end():after.start()].isspace()
-            if not longer:
-                named.append(span)
-    return list(dict.fromkeys(named))
+            if (span := " ".join(words[i:j])) in titles.passages:
+                yield i, j, span
 
 
 def title_words(text: str) -> str:
