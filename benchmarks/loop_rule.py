@@ -6,8 +6,8 @@
 A change of the loop's defaults is kept only if, over the choosing sets, the mean Recall rises by at least
 choose.MIN_GAIN and no set falls by more than choose.MAX_DROP. The choosing sets are generated seeds 100-115 (their
 Recall@3 as the mean over the three question types), the cases of ``--sets dev`` and of ``--sets dev5`` and, since
-2026-12-06, ``--sets wide`` and, since 2026-12-07, ``--sets atlas`` (each case's Recall over all its questions;
-``--seven`` and ``--eight``: the sets before each joined). Generated
+2026-12-06, ``--sets wide`` and, since 2026-12-07, ``--sets atlas`` and then ``--sets mdev`` (each case's Recall over
+all its questions; ``--seven``, ``--eight`` and ``--nine``: the sets before each joined). Generated
 seeds 116-123, made later to confirm choices on seeds the rule had not seen, are listed beside them, outside the mean.
 ``--base`` and ``--candidate`` each name one or more results (comma list: names in results/ or paths); a set found in
 none of a side's files is not judged, and the verdict says so, unless ``--unchanged`` names it: a set the change
@@ -43,7 +43,7 @@ import choose
 from choose import MAX_DROP, MIN_GAIN
 from common import RESULTS
 from generated import TYPES, parse_seeds
-from investigation import ATLAS, MORE_DEV, WIDE
+from investigation import ATLAS, CHOOSING_GROUPS, MORE_DEV, MUSIQUE_DEV, WIDE
 from suite import GENERATED_SEEDS, HAND_WRITTEN
 
 CHOOSING_SEEDS = GENERATED_SEEDS   # 100-115
@@ -66,7 +66,7 @@ NARROW_GAIN = 1.0
 # The steady form: questions up (none down) over the other seeds both sides ran; five up and none down is one chance
 # in 32 if each change were a coin toss
 STEADY_UP = 5
-GROUPS = ("dev", "dev5", "wide", ATLAS)
+GROUPS = CHOOSING_GROUPS
 # investigation.py's --sets dev and dev5, by the names this rule gives them: the seven choosing sets until 2026-12-06
 SEVEN = ("generated 100-115", *(f"dev {name}" for name in (*HAND_WRITTEN, "2wiki_first20")),
          *(f"dev5 {name}" for name in MORE_DEV))
@@ -77,7 +77,12 @@ EIGHT = (*SEVEN, f"wide {WIDE[0]}_wide")
 # and since (decided 2026-12-07, a twenty-third session, before any candidate ran on it): --sets atlas, the invented
 # encyclopedia of MuSiQue's shape (several paragraphs under one title, three and four hops), which no other set has.
 # ``--eight`` reproduces the verdicts before.
-CHOOSING = (*EIGHT, f"{ATLAS} {ATLAS}")
+NINE = (*EIGHT, f"{ATLAS} {ATLAS}")
+# and since (decided 2026-12-07, a twenty-sixth session, before any candidate ran on it): --sets mdev, 100 MuSiQue
+# questions of the dev split on spaCy's triples, the one choosing set where the loop's places past the passages read
+# can cost a passage HippoRAG's walk had (the report set of MuSiQue's train split: 12 questions down, 15 up).
+# ``--nine`` reproduces the verdicts before.
+CHOOSING = (*NINE, f"mdev {MUSIQUE_DEV}")
 
 
 @dataclass(frozen=True)
@@ -314,6 +319,8 @@ def main(argv=None) -> int:
                                                         "(without --sets wide): to reproduce a verdict made then")
     p.add_argument("--eight", action="store_true", help="the eight choosing sets as they were until 2026-12-07 "
                                                         "(without --sets atlas): to reproduce a verdict made then")
+    p.add_argument("--nine", action="store_true", help="the nine choosing sets as they were until the twenty-sixth "
+                                                       "session (without --sets mdev): to reproduce a verdict made then")
     p.add_argument("--narrow", action="store_true", help="the rule for a change that acts only on one kind of "
                                                          "question: judged where it acts, confirmed on FRESH_SEEDS")
     p.add_argument("--fresh", type=parse_seeds, default=list(FRESH_SEEDS),
@@ -322,7 +329,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     base, candidate = load(args.base), load(args.candidate)
     unchanged = tuple(s.strip() for s in args.unchanged.split(",") if s.strip())
-    sets = SEVEN if args.seven else EIGHT if args.eight else CHOOSING
+    sets = SEVEN if args.seven else EIGHT if args.eight else NINE if args.nine else CHOOSING
     if args.narrow:
         print(show_narrow(judge_narrow(base, candidate, args.strategy, unchanged, tuple(args.fresh), sets)))
     else:

@@ -10,7 +10,7 @@ its title, the top k with titles, and each round of the loop (what it searched, 
 stopped). With ``--missed``, only the questions below full Recall. The readings come from the response cache when
 they were made before (llm/cache.py), so reading the trails of a saved run costs no model call.
 
-Only the choosing sets (``investigation.py --sets dev, dev5, wide, atlas``) are offered: the report sets (generated
+Only the choosing sets (``investigation.py --sets dev, dev5, wide, atlas, mdev``) are offered: the report sets (generated
 seeds 1-10, the bundled case, MuSiQue) stay unread while choosing.
 """
 from __future__ import annotations
@@ -24,9 +24,9 @@ from lab.results import StrategyResult
 from lab.runner import Lab
 from llm import Backend, Embedder, Settings, connect, embedder_only
 
-from investigation import ATLAS, case_config, dev_cases
+from investigation import ATLAS, CHOOSING_GROUPS, case_config, dev_cases
 
-GROUPS = ("dev", "dev5", "wide", ATLAS)
+GROUPS = CHOOSING_GROUPS
 TEXT_CHARS = 150   # of each passage, as a line of the listing
 
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Build data/benchmarks/musique_dev100: 100 MuSiQue questions of the dev split, a choosing set of MuSiQue's own kind.
+
+MuSiQue's train questions (musique_train100) are a report set. The choosing sets at 5 are 2Wiki, HotpotQA and an
+invented encyclopedia, and on them the loop almost never loses a passage HippoRAG's walk had. This set is real
+MuSiQue text: questions of two to four hops, 20 paragraphs each (2 to 4 supporting, the rest distractors chosen to
+look alike), several paragraphs under one title.
+
+Input: a copy of MuSiQue's answerable dev questions in MuSiQue's own JSON-lines form (``id``, ``paragraphs`` with
+``idx``, ``title``, ``paragraph_text``, ``is_supporting``, ``question``, ``answer``, ``answer_aliases``). The one used
+is GitHub AdelWang/MIGRES, data/musique.json at commit 1de6265c (200 questions, sorted by type). The rule that picks
+the 100, fixed before any run: every second question of the file (positions 0, 2, ..., 198), so the set keeps the
+file's mix of types. The corpus is the union of those questions' paragraphs, a paragraph repeated across questions
+(same title and text) kept once, so it has the report set's density: 100 questions over about 2,000 paragraphs.
+
+Usage: python benchmarks/make_musique_dev.py --source PATH_TO_musique.json [--out data/benchmarks/musique_dev100]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+NAME = "musique_dev100"
+OUT = Path(__file__).resolve().parents[1] / "data" / "benchmarks" / NAME
+SOURCE = "GitHub AdelWang/MIGRES, data/musique.json, commit 1de6265c9ca1014054d6ba875738e785830908f8"
+
+
+def build(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Documents and questions in the project's case format from MuSiQue rows."""
+    documents: list[dict] = []
+    doc_id: dict[tuple[str, str], str] = {}
+    questions: list[dict] = []
+    for row in rows[::2]:
+        supporting: list[str] = []
+        for p in row["paragraphs"]:
+            key = (p["title"].strip(), " ".join(p["paragraph_text"].split()))
+            if key not in doc_id:
+                doc_id[key] = f"{NAME}:{len(documents):05d}"
+                documents.append({"id": doc_id[key], "title": key[0], "text": key[1]})
+            if p["is_supporting"] and doc_id[key] not in supporting:
+                supporting.append(doc_id[key])
+        answers = [row["answer"], *[a for a in row.get("answer_aliases") or [] if a != row["answer"]]]
+        questions.append({"id": row["id"], "question": row["question"], "type": row["id"].split("__")[0],
+                          "supporting_docs": supporting, "expected_answer": row["answer"], "answers": answers})
+    return documents, questions
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--source", type=Path, required=True, help="MuSiQue JSON lines (the copy named above)")
+    p.add_argument("--out", type=Path, default=OUT)
+    args = p.parse_args(argv)
+    try:
+        rows = [json.loads(line) for line in args.source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError) as e:
+        print(f"{args.source}: not MuSiQue JSON lines ({e})", file=sys.stderr)
+        return 2
+    documents, questions = build(rows)
+    args.out.mkdir(parents=True, exist_ok=True)
+    case = {"title": "MuSiQue, 100 questions of the dev split (every second of a 200-question copy)",
+            "source": f"MuSiQue (Trivedi et al. 2022), answerable dev questions; read from {SOURCE}",
+            "license": "CC BY 4.0 (MuSiQue)"}
+    for name, data in (("case.json", case), ("documents.json", documents), ("questions.json", questions)):
+        (args.out / name).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{args.out}: {len(questions)} questions, {len(documents)} documents")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
