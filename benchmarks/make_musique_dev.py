@@ -27,17 +27,17 @@ OUT = Path(__file__).resolve().parents[1] / "data" / "benchmarks" / NAME
 SOURCE = "GitHub AdelWang/MIGRES, data/musique.json, commit 1de6265c9ca1014054d6ba875738e785830908f8"
 
 
-def build(rows: list[dict]) -> tuple[list[dict], list[dict]]:
-    """Documents and questions in the project's case format from MuSiQue rows."""
+def build(rows: list[dict], start: int = 0, name: str = NAME) -> tuple[list[dict], list[dict]]:
+    """Documents and questions in the project's case format from every second of MuSiQue's rows from ``start``."""
     documents: list[dict] = []
     doc_id: dict[tuple[str, str], str] = {}
     questions: list[dict] = []
-    for row in rows[::2]:
+    for row in rows[start::2]:
         supporting: list[str] = []
         for p in row["paragraphs"]:
             key = (p["title"].strip(), " ".join(p["paragraph_text"].split()))
             if key not in doc_id:
-                doc_id[key] = f"{NAME}:{len(documents):05d}"
+                doc_id[key] = f"{name}:{len(documents):05d}"
                 documents.append({"id": doc_id[key], "title": key[0], "text": key[1]})
             if p["is_supporting"] and doc_id[key] not in supporting:
                 supporting.append(doc_id[key])
@@ -51,15 +51,19 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--source", type=Path, required=True, help="MuSiQue JSON lines (the copy named above)")
     p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--other-half", action="store_true",
+                   help="the other 100 (positions 1, 3, ..., 199), to confirm a change chosen on the set; not committed")
     args = p.parse_args(argv)
     try:
         rows = [json.loads(line) for line in args.source.read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, ValueError) as e:
         print(f"{args.source}: not MuSiQue JSON lines ({e})", file=sys.stderr)
         return 2
-    documents, questions = build(rows)
+    name = "musique_dev_other100" if args.other_half else NAME
+    documents, questions = build(rows, 1 if args.other_half else 0, name)
     args.out.mkdir(parents=True, exist_ok=True)
-    case = {"title": "MuSiQue, 100 questions of the dev split (every second of a 200-question copy)",
+    case = {"title": f"MuSiQue, 100 questions of the dev split (every second of a 200-question copy, from position "
+                     f"{1 if args.other_half else 0})",
             "source": f"MuSiQue (Trivedi et al. 2022), answerable dev questions; read from {SOURCE}",
             "license": "CC BY 4.0 (MuSiQue)"}
     for name, data in (("case.json", case), ("documents.json", documents), ("questions.json", questions)):
