@@ -412,8 +412,9 @@ def test_the_trails_place_each_supporting_passage_and_offer_no_report_set(capsys
 
 def test_the_musique_dev_set_keeps_every_second_question_and_each_paragraph_once(tmp_path, capsys):
     """make_musique_dev: every second row of MuSiQue's JSON lines, a paragraph two questions share kept once (both
-    point at it), the supporting paragraphs in order, the aliases after the answer; a file that is not JSON lines is
-    refused by name; the committed set loads as a case."""
+    point at it), the supporting paragraphs in order, the aliases after the answer; a file that is not JSON lines, or a
+    row without a field, is refused by name and line before anything is written; the other half needs its own folder;
+    the committed set loads as a case."""
     from make_musique_dev import OUT, main
 
     from casebook.loader import load_case
@@ -439,5 +440,11 @@ def test_the_musique_dev_set_keeps_every_second_question_and_each_paragraph_once
     source.write_text("not json")
     assert main(["--source", str(source), "--out", str(tmp_path / "bad")]) == 2
     assert str(source) in capsys.readouterr().err and not (tmp_path / "bad").exists()
+    source.write_text(json.dumps({k: v for k, v in rows[0].items() if k != "answer"}))
+    assert main(["--source", str(source), "--out", str(tmp_path / "bad")]) == 2
+    assert "line 1: no field 'answer'" in capsys.readouterr().err and not (tmp_path / "bad").exists()
+    with pytest.raises(SystemExit) as refused:   # the other half never lands on the committed set
+        main(["--source", str(source), "--other-half"])
+    assert refused.value.code == 2 and "--other-half needs --out" in capsys.readouterr().err
     committed = load_case(OUT)
     assert len(committed.questions) == 100 and all(len(q.supporting_docs) >= 2 for q in committed.questions)
