@@ -66,17 +66,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.other_half and args.out is None:
         p.error("--other-half needs --out: the other half must not overwrite the committed set")
     out = args.out or OUT
-    name = "musique_dev_other100" if args.other_half else NAME
+    start, name = (1, "musique_dev_other100") if args.other_half else (0, NAME)
     try:
         text = args.source.read_text(encoding="utf-8")
         rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-        documents, questions = build(rows, 1 if args.other_half else 0, name)
+        documents, questions = build(rows, start, name)
     except (OSError, ValueError) as e:
         print(f"{args.source}: not MuSiQue JSON lines: {e}", file=sys.stderr)
         return 2
     out.mkdir(parents=True, exist_ok=True)
     case = {"title": f"MuSiQue, 100 questions of the dev split (every second of a 200-question copy, from position "
-                     f"{1 if args.other_half else 0})",
+                     f"{start})",
             "source": f"MuSiQue (Trivedi et al. 2022), answerable dev questions; read from {SOURCE}",
             "license": "CC BY 4.0 (MuSiQue)"}
     for file, data in (("documents.json", documents), ("questions.json", questions), ("case.json", case)):
