@@ -448,3 +448,30 @@ def test_the_musique_dev_set_keeps_every_second_question_and_each_paragraph_once
     assert refused.value.code == 2 and "--other-half needs --out" in capsys.readouterr().err
     committed = load_case(OUT)
     assert len(committed.questions) == 100 and all(len(q.supporting_docs) >= 2 for q in committed.questions)
+
+
+def test_the_headroom_reads_the_walks_deeper_ranking_against_the_loops_top_k(capsys):
+    """The perfect pick adds only supporting documents from the pool, up to k; a place past 20 counts as past 20; on a
+    hand-written case the figures agree with each other (Recall grows with depth, the pick never lowers the passages
+    read, the missed documents are the loop's); a report set is refused by name. (The blind loop: no model needed.)"""
+    from headroom import BUCKETS, bucket, headroom, main, recall, with_perfect_pick
+
+    from llm import Settings, embedder_only
+
+    from investigation import dev_cases
+    assert recall(["a", "b", "c"], ["a", "d"], 2) == 0.5
+    assert with_perfect_pick(["a", "x"], ["y", "d", "z", "e"], ["a", "d", "e"], 3) == pytest.approx(2 / 3)
+    assert with_perfect_pick(["a", "x"], ["y", "d", "z", "e"], ["a", "d", "e"], 4) == 1.0
+    assert [bucket(p, 5) for p in (1, 5, 6, 10, 11, 20, 21, None)] == \
+        [BUCKETS[0], BUCKETS[0], BUCKETS[1], BUCKETS[1], BUCKETS[2], BUCKETS[2], BUCKETS[3], BUCKETS[3]]
+    name, case, k, triples = dev_cases("dev")[0]
+    settings = Settings.from_env()
+    h = headroom(name, case, "investigate-walk", k, [], triples, settings, embedder_only(settings))
+    assert h.questions == len(case.questions) and h.k == k == h.show
+    assert h.walk[f"@{k}"] <= h.walk["@10"] <= h.walk["@20"]
+    assert h.loop_read <= h.perfect_pick and h.perfect_pick == pytest.approx(h.loop)   # no places after the read
+    supporting = sum(len(q.supporting_docs) for q in case.questions)
+    assert 0 < sum(h.missed.values()) < supporting
+    with pytest.raises(SystemExit) as refused:
+        main(["--sets", "musique"])
+    assert refused.value.code == 2 and "musique is not a choosing set" in capsys.readouterr().err

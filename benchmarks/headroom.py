@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Where the room is: what HippoRAG's deeper ranking holds that the loop's top k misses, on each choosing set.
+
+    python benchmarks/headroom.py --sets mdev,dev5,wide,atlas,dev
+
+For each choosing set, by supporting document: HippoRAG's Recall at the set's k, at 10 and at 20; the loop's at k
+and of its first ``show`` places (the passages the reader reads); those places followed by a perfect pick from
+HippoRAG's top 10, the most any rule could reach that fills the places after the passages read from the walk's own
+ranking; and where the supporting passages the loop misses sit in HippoRAG's ranking (its top k, k+1 to 10, 11 to
+20, past 20). Where the loop is already at or above the perfect pick, its places after the passages read find what
+the walk does not rank; where it is far below, the room is in the walk's own next passages, and telling those apart
+is what a candidate must do. Readings come from the response cache when they were made before (llm/cache.py).
+
+Only the choosing sets are offered (``investigation.py --sets``): the report sets stay unread while choosing.
+"""
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.types import Case
+from investigate.settings import DEFAULTS
+from lab.runner import Lab
+from llm import Backend, Embedder, Settings, connect, embedder_only
+
+from investigation import ATLAS, CHOOSING_GROUPS, case_config, dev_cases
+
+DEEP = 20   # how far down HippoRAG's ranking is read
+PICK_FROM = 10   # the perfect pick's pool: HippoRAG's top 10
+BUCKETS = ("top k", "k+1 to 10", "11 to 20", "past 20")
+
+
+def recall(ranking: Sequence[str], supporting: Sequence[str], k: int) -> float:
+    """The share of ``supporting`` documents among ``ranking``'s first ``k``."""
+    return sum(doc in ranking[:k] for doc in supporting) / len(supporting)
+
+
+def with_perfect_pick(first: Sequence[str], pool: Sequence[str], supporting: Sequence[str], k: int) -> float:
+    """Recall at ``k`` of ``first`` followed by the supporting documents of ``pool`` it lacks, as many as fit."""
+    picked = [doc for doc in dict.fromkeys(pool) if doc in supporting and doc not in first]
+    return recall([*first, *picked], supporting, k)
+
+
+def bucket(place: int | None, k: int) -> str:
+    """Which stretch of a ranking a 1-based ``place`` (None: not in it) falls in."""
+    if place is None or place > DEEP:
+        return BUCKETS[3]
+    return BUCKETS[0] if place <= k else BUCKETS[1] if place <= PICK_FROM else BUCKETS[2]
+
+
+@dataclass(frozen=True)
+class Headroom:
+    name: str
+    k: int
+    show: int
+    questions: int
+    walk: dict[str, float]           # HippoRAG's Recall at k, 10 and 20
+    loop: float                      # the loop's Recall at k
+    loop_read: float                 # of its first ``show`` places
+    perfect_pick: float              # those places, then a perfect pick from HippoRAG's top 10
+    missed: dict[str, int]           # the loop's missed supporting documents, by where HippoRAG ranks them
+
+
+def headroom(name: str, case: Case, strategy: str, k: int, assignments: list[str], triples: str,
+             settings: Settings, embedder: Embedder, backend: Backend | None = None) -> Headroom:
+    """``case``'s figures for ``strategy`` (the loop, read at its settings with ``assignments``) at ``k``."""
+    show = min(DEFAULTS.show, k)
+    deep_config = case_config(["hipporag"], DEEP, [], triples)
+    deep = Lab(case, settings, deep_config, embedder=embedder)
+    deep.build()
+    config = case_config([strategy], k, assignments, triples)
+    lab = Lab(case, settings, config, embedder=embedder, backend=backend)
+    lab.build()
+    rows = []
+    for q in case.questions:
+        def docs(pids: Sequence[str]) -> list[str]:
+            return [case.passage(pid).doc_id for pid in pids]   # a page's paragraphs each keep their place
+        walk = docs(deep.ask(q, deep_config).results["hipporag"].passages)
+        loop = docs(lab.ask(q, config).results[strategy].passages)
+        rows.append((q.supporting_docs, walk, loop))
+    n = len(rows)
+    missed: Counter[str] = Counter()
+    for supporting, walk, loop in rows:
+        missed.update(bucket(walk.index(doc) + 1 if doc in walk else None, k)
+                      for doc in supporting if doc not in loop[:k])
+    return Headroom(
+        name, k, show, n,
+        walk={f"@{depth}": sum(recall(w, s, depth) for s, w, _ in rows) / n for depth in (k, PICK_FROM, DEEP)},
+        loop=sum(recall(lp, s, k) for s, _, lp in rows) / n,
+        loop_read=sum(recall(lp, s, show) for s, _, lp in rows) / n,
+        perfect_pick=sum(with_perfect_pick(lp[:show], w[:PICK_FROM], s, k) for s, w, lp in rows) / n,
+        missed={b: missed[b] for b in BUCKETS})
+
+
+def table(found: Sequence[Headroom], strategy: str) -> str:
+    """The figures as a Markdown table."""
+    head = ["set", "k", "questions", "HippoRAG @k", "@10", "@20", f"{strategy} @k", "its first show",
+            "first show + perfect pick from HippoRAG's top 10", *(f"missed, HippoRAG {b}" for b in BUCKETS)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for h in found:
+        cells = [h.name, str(h.k), str(h.questions), *(f"{v:.3f}" for v in h.walk.values()), f"{h.loop:.3f}",
+                 f"{h.loop_read:.3f} ({h.show})", f"{h.perfect_pick:.3f}", *(str(h.missed[b]) for b in BUCKETS)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sets", default=ATLAS, help=f"comma list of {', '.join(CHOOSING_GROUPS)} (investigation.py's "
+                                                 "choosing sets; the report sets are not offered)")
+    p.add_argument("--atlas-seed", type=int, default=1, help="with --sets atlas: the world's seed")
+    p.add_argument("--strategy", default="investigate", help="whose top k (investigate-walk reads with no model)")
+    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
+    args = p.parse_args(argv)
+    groups = [g for g in args.sets.split(",") if g]
+    unknown = [g for g in groups if g not in CHOOSING_GROUPS]
+    if unknown:
+        p.error(f"--sets: {', '.join(unknown)} is not a choosing set ({', '.join(CHOOSING_GROUPS)})")
+    settings = Settings.from_env()
+    backend = connect(settings) if args.strategy == "investigate" else None
+    embedder = backend.embedder if backend else embedder_only(settings)
+    found = [headroom(name, case, args.strategy, k, args.set, triples, settings, embedder, backend)
+             for group in groups for name, case, k, triples in dev_cases(group, args.atlas_seed)]
+    print(table(found, args.strategy))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
