@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from core.types import Case
 from investigate.settings import DEFAULTS
 from lab.runner import Lab
-from llm import Backend, Embedder, Settings, connect, embedder_only
+from llm import Backend, Embedder, Settings
 
-from investigation import ATLAS, CHOOSING_GROUPS, case_config, dev_cases
+from investigation import add_choosing_arguments, case_config, choosing_cases, models_for
 
 DEEP = 20   # how far down HippoRAG's ranking is read
 PICK_FROM = 10   # the perfect pick's pool: HippoRAG's top 10
@@ -109,21 +109,13 @@ def table(found: Sequence[Headroom], strategy: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--sets", default=ATLAS, help=f"comma list of {', '.join(CHOOSING_GROUPS)} (investigation.py's "
-                                                 "choosing sets; the report sets are not offered)")
-    p.add_argument("--atlas-seed", type=int, default=1, help="with --sets atlas: the world's seed")
-    p.add_argument("--strategy", default="investigate", help="whose top k (investigate-walk reads with no model)")
-    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
+    add_choosing_arguments(p, "whose top k (investigate-walk reads with no model)")
     args = p.parse_args(argv)
-    groups = [g for g in args.sets.split(",") if g]
-    unknown = [g for g in groups if g not in CHOOSING_GROUPS]
-    if unknown:
-        p.error(f"--sets: {', '.join(unknown)} is not a choosing set ({', '.join(CHOOSING_GROUPS)})")
+    cases = choosing_cases(p, args)
     settings = Settings.from_env()
-    backend = connect(settings) if args.strategy == "investigate" else None
-    embedder = backend.embedder if backend else embedder_only(settings)
+    backend, embedder = models_for(args.strategy, settings)
     found = [headroom(name, case, args.strategy, k, args.set, triples, settings, embedder, backend)
-             for group in groups for name, case, k, triples in dev_cases(group, args.atlas_seed)]
+             for _, name, case, k, triples in cases]
     print(table(found, args.strategy))
     return 0
 

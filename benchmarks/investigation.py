@@ -360,6 +360,32 @@ def dev_cases(group: str, atlas_seed: int = 1) -> list[tuple[str, Case, int, str
     return [*cases, ("2wiki_first20", load_case(resolve("2wiki_first20")), 5, "precomputed")]
 
 
+def add_choosing_arguments(p: argparse.ArgumentParser, strategy_help: str) -> None:
+    """The arguments of a script that reads a strategy's top k on the choosing sets (trails.py, headroom.py):
+    ``--sets``, ``--atlas-seed``, ``--strategy`` and ``--set``."""
+    p.add_argument("--sets", default=ATLAS, help=f"comma list of {', '.join(CHOOSING_GROUPS)} (the choosing sets; "
+                                                 "the report sets are not offered)")
+    p.add_argument("--atlas-seed", type=int, default=1, help="with --sets atlas: the world's seed")
+    p.add_argument("--strategy", default="investigate", help=strategy_help)
+    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
+
+
+def choosing_cases(p: argparse.ArgumentParser, args: argparse.Namespace) -> list[tuple[str, str, Case, int, str]]:
+    """The cases ``--sets`` names, each as (group, name, case, top k, triples); a set that is not a choosing set is
+    refused by name, before anything is built, so a report set stays unread."""
+    groups = [g for g in args.sets.split(",") if g]
+    unknown = [g for g in groups if g not in CHOOSING_GROUPS]
+    if unknown:
+        p.error(f"--sets: {', '.join(unknown)} is not a choosing set ({', '.join(CHOOSING_GROUPS)})")
+    return [(group, *found) for group in groups for found in dev_cases(group, args.atlas_seed)]
+
+
+def models_for(strategy: str, settings: Settings) -> tuple[Backend | None, Embedder]:
+    """The chat model (only ``investigate`` reads with one) and the embedder a run of ``strategy`` needs."""
+    backend = connect(settings) if strategy == "investigate" else None
+    return backend, backend.embedder if backend else embedder_only(settings)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     add_case_arguments(p, "1-10")

@@ -22,11 +22,10 @@ from dataclasses import dataclass
 from core.types import Case, Question
 from lab.results import StrategyResult
 from lab.runner import Lab
-from llm import Backend, Embedder, Settings, connect, embedder_only
+from llm import Backend, Embedder, Settings
 
-from investigation import ATLAS, CHOOSING_GROUPS, case_config, dev_cases
+from investigation import add_choosing_arguments, case_config, choosing_cases, models_for
 
-GROUPS = CHOOSING_GROUPS
 TEXT_CHARS = 150   # of each passage, as a line of the listing
 
 
@@ -91,25 +90,16 @@ def render(case: Case, trail: Trail) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--sets", default=ATLAS, help=f"comma list of {', '.join(GROUPS)} (investigation.py's choosing "
-                                                 "sets; the report sets are not offered)")
-    p.add_argument("--atlas-seed", type=int, default=1, help="with --sets atlas: the world's seed")
-    p.add_argument("--strategy", default="investigate", help="whose trails (investigate-walk reads with no model)")
-    p.add_argument("--set", action="append", default=[], metavar="STRATEGY.PARAM=VALUE")
+    add_choosing_arguments(p, "whose trails (investigate-walk reads with no model)")
     p.add_argument("--question", action="append", default=[], help="only this question id (repeatable)")
     p.add_argument("--missed", action="store_true", help="only the questions below full Recall")
     args = p.parse_args(argv)
-    groups = [g for g in args.sets.split(",") if g]
-    unknown = [g for g in groups if g not in GROUPS]
-    if unknown:
-        p.error(f"--sets: {', '.join(unknown)} is not a choosing set ({', '.join(GROUPS)})")
-    cases = [(group, *found) for group in groups for found in dev_cases(group, args.atlas_seed)]
+    cases = choosing_cases(p, args)
     absent = set(args.question).difference(q.id for *_, case, _, _ in cases for q in case.questions)
     if absent:   # said before any graph is built or model asked
         p.error(f"--question: {', '.join(sorted(absent))} is in none of the sets asked ({args.sets})")
     settings = Settings.from_env()
-    backend = connect(settings) if args.strategy == "investigate" else None
-    embedder = backend.embedder if backend else embedder_only(settings)
+    backend, embedder = models_for(args.strategy, settings)
     for group, name, case, k, triples in cases:
         if args.question and not any(q.id in args.question for q in case.questions):
             continue
