@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from core.types import Passage
+from kg.nlp import load_spacy
 from llm import OpenAIClient, chat_json
 from llm.fence import fenced, quoted
 
@@ -293,15 +294,30 @@ def hops_messages(question: str) -> list[dict]:
     return [*turns, {"role": "user", "content": f"Question: {fenced(question)}"}]
 
 
+_ASKING_TAGS = frozenset({"WDT", "WP", "WP$"})   # which, who, whose: the words a phrase asks with
+
+
+def asked_about(text: str) -> set[str]:
+    """The words of what ``text`` names: its noun phrases but those that ask ("which film", "who"), lowercased,
+    stopwords aside (spaCy's parse)."""
+    return {t.lower_ for chunk in load_spacy()(text).noun_chunks if not any(t.tag_ in _ASKING_TAGS for t in chunk)
+            for t in chunk if not (t.is_stop or t.is_punct)}
+
+
 def chained_hops(asked: Sequence[object], question: str) -> tuple[str, ...]:
     """The hops of a split worth following, or () if it is not one: at least two questions, none the question itself,
-    each a question ("?") that refers only to earlier ones' answers (#n)."""
+    each a question ("?") that refers only to earlier ones' answers (#n), and each hop that refers to none names
+    something the question's words name (a hop that drops the question's names, "Which film was released first?", or
+    copies a worked example's, "Who wrote The Salt Road?", starts from nothing the question asks about)."""
     hops = tuple(dict.fromkeys(q.strip() for q in asked if isinstance(q, str) and q.strip()))[:MAX_HOPS]
     if len(hops) < 2:
         return ()
+    words = {t.lower_ for t in load_spacy()(question) if not (t.is_stop or t.is_punct)}
     for n, hop in enumerate(hops, 1):
         refs = [int(r) for r in _HOP_REF.findall(hop)]
         if not hop.endswith("?") or hop.casefold() == question.strip().casefold() or any(not 1 <= r < n for r in refs):
+            return ()
+        if not refs and not asked_about(hop) & words:
             return ()
     return hops
 
