@@ -200,6 +200,10 @@ class InvestigateSettings:
     # Candidate (Z), the suite rule, 2026-12-06: only the sets at 5 can see it (k > show): 2wiki_q121_220 0.902 ->
     # 0.907, hotpotqa_train100 0.925 -> 0.915 (the 1.5B model's hop answers are often wrong), mean -0.0007: off, an
     # opt-in setting for a reader that splits and answers better. docs/investigate-choices.md has the commands.
+    # Candidate (LLL), 2026-12-07, the ten sets, with a split followed only when each hop that refers to no earlier one
+    # names something the question names: atlas 0.674 -> 0.719, musique_dev100 0.707 -> 0.720, mean +0.0056, kept by
+    # the rule and confirmed on atlas seed 4 (0.657 -> 0.691), not on musique_dev100's other half (0.647 -> 0.643);
+    # still off until the report run is made afresh with it on (investigate-choices.md says why and what to do).
     hops: bool = setting(False, "when the top k has room beyond the passages read, the model first splits the "
                          "question into the simple questions that answer it (\"Who wrote X?\", \"Where was #1 "
                          "born?\"); a split is searched hop by hop, each hop's answer read from its finds, instead of "
