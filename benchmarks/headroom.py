@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from core.types import Case
 from investigate.settings import DEFAULTS
+from lab.metrics import recall_at_k
 from lab.runner import Lab
 from llm import Backend, Embedder, Settings
 
@@ -33,8 +34,10 @@ BUCKETS = ("top k", "k+1 to 10", "11 to 20", "past 20")
 
 
 def recall(ranking: Sequence[str], supporting: Sequence[str], k: int) -> float:
-    """The share of ``supporting`` documents among ``ranking``'s first ``k``."""
-    return sum(doc in ranking[:k] for doc in supporting) / len(supporting)
+    """``recall_at_k`` of a question that has supporting documents (the only ones scored here)."""
+    found = recall_at_k(ranking, supporting, k)
+    assert found is not None
+    return found
 
 
 def with_perfect_pick(first: Sequence[str], pool: Sequence[str], supporting: Sequence[str], k: int) -> float:
@@ -55,7 +58,7 @@ class Headroom:
     name: str
     k: int
     show: int
-    questions: int
+    questions: int                   # those with supporting documents
     walk: dict[str, float]           # HippoRAG's Recall at k, 10 and 20
     loop: float                      # the loop's Recall at k
     loop_read: float                 # of its first ``show`` places
@@ -73,10 +76,13 @@ def headroom(name: str, case: Case, strategy: str, k: int, assignments: list[str
     config = case_config([strategy], k, assignments, triples)
     lab = Lab(case, settings, config, embedder=embedder, backend=backend)
     lab.build()
+    def docs(pids: Sequence[str]) -> list[str]:
+        return [case.passage(pid).doc_id for pid in pids]   # a page's paragraphs each keep their place
+
     rows = []
     for q in case.questions:
-        def docs(pids: Sequence[str]) -> list[str]:
-            return [case.passage(pid).doc_id for pid in pids]   # a page's paragraphs each keep their place
+        if not q.supporting_docs:   # nothing to score, as the lab scores it (lab/metrics.py)
+            continue
         walk = docs(deep.ask(q, deep_config).results["hipporag"].passages)
         loop = docs(lab.ask(q, config).results[strategy].passages)
         rows.append((q.supporting_docs, walk, loop))
