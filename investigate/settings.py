@@ -203,8 +203,8 @@ class InvestigateSettings:
     # Candidate (LLL), 2026-12-07, the ten sets, with a split followed only when each hop that refers to no earlier one
     # names something the question names: atlas 0.674 -> 0.719, musique_dev100 0.707 -> 0.720, mean +0.0056, kept by
     # the rule and confirmed on atlas seed 4 (0.657 -> 0.691), not on musique_dev100's other half (0.647 -> 0.643);
-    # still off until the report run is made afresh with it on (investigate-choices.md says why and what to do).
-    hops: bool = setting(False, "when the top k has room beyond the passages read, the model first splits the "
+    # on since 2026-12-07 (the twenty-eighth session), with the report run made afresh.
+    hops: bool = setting(True, "when the top k has room beyond the passages read, the model first splits the "
                          "question into the simple questions that answer it (\"Who wrote X?\", \"Where was #1 "
                          "born?\"); a split is searched hop by hop, each hop's answer read from its finds, instead of "
                          "the steps, and those places go first to the passages an answer names by title, then to the "

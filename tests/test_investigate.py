@@ -947,8 +947,8 @@ def test_a_question_split_into_hops_is_searched_hop_by_hop_with_each_answer_in_p
         return InvestigateRetriever(graph, walker, lexical, case, {"leads": WalkReader()},
                                     InvestigateSettings(reading="leads", **settings), hop_reader=hops).retrieve(QUESTION, k)
 
-    walk = loop(5, steps=1)
-    assert loop(3, hops=True).ids == loop(3).ids and prompts == []
+    walk = loop(5, steps=1, hops=False)
+    assert loop(3, hops=True).ids == loop(3, hops=False).ids and prompts == []
     r = loop(5, hops=True)
     assert len(prompts) == 2 and "Which plate did the grey van have?" in prompts[1]   # the split, then hop 1's answer
     first, hop1, hop2 = r.explanation.rounds
@@ -1042,9 +1042,12 @@ def test_the_cost_counts_the_loops_reads():
 
     investigate = get("investigate")
     # a read after every round but the last, and the suspect named
-    assert investigate.llm_calls(investigate.values({"steps": 3})) == 3
-    assert investigate.llm_calls(investigate.values({"steps": 1, "check_suspect": False})) == 0
+    assert investigate.llm_calls(investigate.values({"steps": 3, "hops": False})) == 3
+    assert investigate.llm_calls(investigate.values({"steps": 1, "check_suspect": False, "hops": False})) == 0
+    # a split and its hops' answers, or the split and the reads when the question does not split: the larger
     assert investigate.llm_calls(investigate.values({"steps": 1, "check_suspect": False, "hops": True})) == 4
+    assert investigate.llm_calls(investigate.values({"steps": 6, "check_suspect": False, "hops": True})) == 6
+    assert investigate.llm_calls(investigate.values()) == 5
     assert get("investigate-walk").llm_calls(get("investigate-walk").values()) == 0
     hippo = get("hipporag")
     assert hippo.llm_calls(hippo.values()) == 0 and hippo.llm_calls(hippo.values({"llm_filter": True})) == 1
