@@ -211,6 +211,8 @@ class InvestigateRetriever:
         best finds, where the suspect's opportunity is looked for)."""
         n = len(self.graph.passage_ids)
         ranking = final_ranking(inquiry.searches, inquiry.answered, inquiry.aside, p.merge, top_k, n)
+        # the title links read the top k as listed, in trail order, so a later round's best find is among the first
+        # passages; read in rank order they lost atlas 0.074 (candidate (SSS), investigate-choices.md)
         if p.title_links and top_k > p.show:
             ranking = self._title_links(ranking, p.show, ex, inquiry.mass if p.paragraphs_by_mass else None,
                                         p.names_as_written, p.link_chain)
