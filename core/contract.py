@@ -188,8 +188,8 @@ class Strategy:
     # The shared products its build asks for: a tuple, or a function of the build-time parameters.
     products: tuple[Product, ...] | Callable[[Mapping[str, Value]], tuple[Product, ...]] = ()
     # LLM calls a question costs at most beyond its optional LLM steps (each llm_step parameter on is one call):
-    # a function of the parameter values, e.g. a loop's reads.
-    extra_llm_calls: Callable[[Mapping[str, Value]], int] = lambda values: 0
+    # a function of the parameter values and the top k (None: any k), e.g. a loop's reads.
+    extra_llm_calls: Callable[[Mapping[str, Value], int | None], int] = lambda values, top_k: 0
 
     def uses(self, build_params: Mapping[str, Value]) -> tuple[Product, ...]:
         """The shared products a build with these build-time parameters asks for."""
@@ -209,10 +209,11 @@ class Strategy:
             out[name] = self.param(name).check(value, self.name)
         return out
 
-    def llm_calls(self, values: Mapping[str, Value]) -> int:
-        """The most LLM calls one question costs this strategy at query time with these parameter values."""
+    def llm_calls(self, values: Mapping[str, Value], top_k: int | None = None) -> int:
+        """The most LLM calls one question costs this strategy at query time with these parameter values, at
+        ``top_k`` (None: at any top k)."""
         return sum(1 for p in self.params if p.llm_step and values.get(p.name) is True) + \
-            self.extra_llm_calls(values)
+            self.extra_llm_calls(values, top_k)
 
     def llm_switches(self, on: bool) -> dict[str, Value]:
         """Overrides that turn every optional LLM step of this strategy on or off."""

@@ -29,4 +29,4 @@ HIPPORAG = Strategy(
 HIPPORAG_V1 = Strategy(
     "hipporag-v1", "HippoRAG v1", "An LLM names the question's entities; each links to its closest graph node; "
     "phrase-only PageRank (the seed article's method).", _builder("v1"), params=V1_PARAMS,
-    needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH,), extra_llm_calls=lambda values: 1)  # question NER
+    needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH,), extra_llm_calls=lambda values, top_k: 1)  # question NER

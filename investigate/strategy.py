@@ -81,10 +81,11 @@ INVESTIGATE = Strategy(
     products=(KNOWLEDGE_GRAPH, BM25_INDEX),
     # at most one read after every round but the last, and the suspect named (the reading is the strategy itself, so
     # neither is an optional LLM step a retrieval-only run turns off),
-    # and, with hops, the split, then an answer for each hop but the last (MAX_HOPS calls in all) or, a question that
-    # does not split, the reads as before
-    extra_llm_calls=lambda values: int(values["check_suspect"] is True)
-    + (max(int(values["steps"]), MAX_HOPS) if values["hops"] is True else int(values["steps"]) - 1))
+    # and, with hops at a top k beyond what the reader sees, the split, then an answer for each hop but the last
+    # (MAX_HOPS calls in all) or, a question that does not split, the reads as before
+    extra_llm_calls=lambda values, top_k: int(values["check_suspect"] is True) + (
+        max(int(values["steps"]), MAX_HOPS) if values["hops"] is True and (top_k is None or top_k > int(values["show"]))
+        else int(values["steps"]) - 1))
 INVESTIGATE_WALK = Strategy(
     "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "
     "walk's best leads blindly, so the lab shows what reading adds.",

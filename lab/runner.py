@@ -238,7 +238,7 @@ class Lab:
         strategies x about 12 s an answer"); retrieval alone takes seconds."""
         cfg = config or self.config
         # A strategy's own LLM steps (a fact filter, a loop's reads) cost about what an answer does.
-        steps = sum(get(name).llm_calls(cfg.values(name)) for name in cfg.strategies)
+        steps = sum(get(name).llm_calls(cfg.values(name), cfg.top_k) for name in cfg.strategies)
         answers = 0 if cfg.retrieval_only else len(cfg.strategies)
         if not answers and not steps:
             return f"retrieval only: {questions} question(s) x {len(cfg.strategies)} strategies, a few seconds"

@@ -1048,6 +1048,9 @@ def test_the_cost_counts_the_loops_reads():
     assert investigate.llm_calls(investigate.values({"steps": 1, "check_suspect": False, "hops": True})) == 4
     assert investigate.llm_calls(investigate.values({"steps": 6, "check_suspect": False, "hops": True})) == 6
     assert investigate.llm_calls(investigate.values()) == 5
+    # the hops split only a question whose top k has room beyond the passages the reader sees (show, 3)
+    assert investigate.llm_calls(investigate.values(), top_k=3) == 3
+    assert investigate.llm_calls(investigate.values(), top_k=5) == 5
     assert get("investigate-walk").llm_calls(get("investigate-walk").values()) == 0
     hippo = get("hipporag")
     assert hippo.llm_calls(hippo.values()) == 0 and hippo.llm_calls(hippo.values({"llm_filter": True})) == 1
