@@ -379,7 +379,7 @@ class InvestigateRetriever:
             if refers_to(hops[number:], number):
                 reader = self.hop_reader.name
                 with ex.stage(f"round {len(ex.rounds) + 1} read", "the hop's answer", llm=self.hop_reader.uses_llm):
-                    reading = self.hop_reader.answer(text, self.search.in_sight(ids[:p.show], p.hop_chars))
+                    reading = self.hop_reader.answer(text, self.search.in_sight(ids[:p.show], p.passage_chars))
                 if reading.answer:
                     answers[number] = reading.answer
             on_trail = set(shown).union(*searches)

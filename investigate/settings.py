@@ -42,10 +42,6 @@ class InvestigateSettings:
     # ledgerline_outage 0.695 -> 0.678 (2wiki_first20 0.938 -> 0.950), so the suite rule keeps 300
     passage_chars: int = setting(300, "characters of each passage the model reads (the reader and the namer): "
                                  "the rest of a longer passage is out of its sight", minimum=50, maximum=4000)
-    # hop_chars: the same as passage_chars until measured on its own (a hop's answer may sit past the 300th character
-    # of a long paragraph; the twenty-eighth session's note)
-    hop_chars: int = setting(300, "characters of each of a hop's best finds the model reads for the hop's answer",
-                             minimum=50, maximum=4000)
     depth: int = setting(10, "passages each search contributes to the merge", minimum=1, maximum=100)
     # rrf: a passage the question's walk and a follow-up both reach rises; trail gives each follow-up a place of its
     # own in the top 3. By steps, trail over three rounds did best on the suite; by leads, rrf (one lead and one
