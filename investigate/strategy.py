@@ -73,19 +73,23 @@ def llm_hops(ctx: BuildContext) -> HopReader:
     return HopReader(*_chat(ctx))
 
 
+def loop_calls(values: Mapping[str, Value], top_k: int | None) -> int:
+    """The most LLM calls the loop makes for a question (``top_k`` None: at any k). The reading is the strategy itself,
+    so none of them is an optional LLM step a retrieval-only run turns off."""
+    steps, suspect = int(values["steps"]), int(values["check_suspect"] is True)
+    splits = values["hops"] is True and (top_k is None or top_k > int(values["show"]))
+    # a read after every round but the last; with hops, the split and then either an answer for each hop but the last
+    # (MAX_HOPS calls in all) or, a question that does not split, the reads as before
+    return suspect + (max(steps, MAX_HOPS) if splits else steps - 1)
+
+
 INVESTIGATE = Strategy(
     "investigate", "Investigate", "Follows leads like a detective: the walk from the question, then a language model "
     "reads what was found and writes the next step to look up (or, reading by leads, picks the graph's leads), "
     "which the next walk starts from; it stops when a step only restates what it read.",
     build_with(llm_readers, namer_for=llm_namer, hops_for=llm_hops), params=PARAMS, needs_llm=True, uses_triples=True,
     products=(KNOWLEDGE_GRAPH, BM25_INDEX),
-    # at most one read after every round but the last, and the suspect named (the reading is the strategy itself, so
-    # neither is an optional LLM step a retrieval-only run turns off),
-    # and, with hops at a top k beyond what the reader sees, the split, then an answer for each hop but the last
-    # (MAX_HOPS calls in all) or, a question that does not split, the reads as before
-    extra_llm_calls=lambda values, top_k: int(values["check_suspect"] is True) + (
-        max(int(values["steps"]), MAX_HOPS) if values["hops"] is True and (top_k is None or top_k > int(values["show"]))
-        else int(values["steps"]) - 1))
+    extra_llm_calls=loop_calls)
 INVESTIGATE_WALK = Strategy(
     "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "
     "walk's best leads blindly, so the lab shows what reading adds.",
