@@ -210,7 +210,8 @@ def preflight(args: argparse.Namespace, case: Case, config: RunConfig, settings:
         known = {q.id: q for q in case.questions}
         missing = [q for q in wanted if q not in known]
         if missing:
-            raise Stop(2, f"no question {', '.join(map(repr, missing))} in {case.name} (it has {len(known)})")
+            some = ", ".join(list(known)[:5]) + (", ..." if len(known) > 5 else "")
+            raise Stop(2, f"no question {', '.join(map(repr, missing))} in {case.name} (it has {len(known)}: {some})")
         questions = [known[q] for q in wanted]
     return questions + [Question(id=f"ask{i}", text=text, type="free") for i, text in enumerate(args.ask, 1)]
 

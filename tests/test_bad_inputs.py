@@ -202,7 +202,7 @@ ROWS: list[Row] = [
     Row("param-other-strategy", "flag", "--set for a strategy not selected", [*RETRIEVE, "--set", "bm25x.k=1"], 2,
         r"bm25x", prepare=files()),
     Row("unknown-question", "flag", "--questions Q99", [*RETRIEVE, "--questions", "Q99"], 2,
-        r"no question 'Q99' in case", prepare=files(), after=no_index_written),
+        r"no question 'Q99' in case \(it has 1: B1\)", prepare=files(), after=no_index_written),
     Row("empty-ask", "flag", "--ask \"\" (failed after the build)", [*RETRIEVE, "--ask", " "], 2,
         r"--ask: the question is empty", prepare=files(), after=no_index_written),
     Row("judge-without-answers", "flag", "--retrieval-only --judge (the judge was ignored, a model still started)",
