@@ -200,7 +200,7 @@ def scores(lab: Lab, case: Case, config: RunConfig) -> dict[str, dict]:
             row = out[name]
             row["questions"][q.id] = r.recall
             rounds = r.explanation.rounds
-            row["calls"].append(sum(x.reader == "llm" for x in rounds))   # reads, cached or not
+            row["calls"].append(sum(max(x.reads, x.reader == "llm") for x in rounds))   # reads, cached or not
             row["llm_s"].append(round(r.llm_ms / 1000, 2))
             row["rounds"].append(len(rounds) or 1)
             if rounds:

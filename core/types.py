@@ -140,6 +140,7 @@ class Round:
     ms: float = 0.0                            # the whole round, reading included
     llm_ms: float = 0.0                        # of which in LLM calls
     llm_calls: int = 0                         # chat calls made (0 when served from the cache or no LLM read)
+    reads: int = 0                             # model reads, cached or not, where more than one (a judge's)
 
 
 @dataclass

@@ -49,6 +49,7 @@ from indexes import BM25Index
 from kg import KnowledgeGraph
 from kg.walk import HippoRAGRetriever, Walk
 
+from .judge import Judge
 from .merge import ahead, final_ranking, merged
 from .readers import HopReader, Namer, Reader, Reading, refers_to, with_answers
 from .search import CaseSearch
@@ -85,13 +86,15 @@ class QuestionChecks:
 class InvestigateRetriever:
     def __init__(self, graph: KnowledgeGraph, walker: HippoRAGRetriever, lexical: BM25Index, case: Case,
                  readers: Mapping[str, Reader], settings: InvestigateSettings = DEFAULTS,
-                 namer: Namer | None = None, hop_reader: HopReader | None = None):
+                 namer: Namer | None = None, hop_reader: HopReader | None = None, judge: Judge | None = None):
         """``readers``: a reader for each way of reading it offers (``READINGS``); ``settings.reading`` must be one.
-        ``namer``: who names the suspect for ``check_suspect`` (None: no one, so nothing is checked)."""
+        ``namer``: who names the suspect for ``check_suspect`` (None: no one, so nothing is checked); ``judge``: who
+        weighs the places after the passages read for ``judge_places`` (None: no one, so they stay as ranked)."""
         if settings.reading not in readers:
             raise ValueError(f"investigate: no {settings.reading!r} reader among {', '.join(readers)}")
         self.graph, self.search = graph, CaseSearch(graph, walker, lexical, case)
         self.readers, self.settings, self.namer, self.hop_reader = dict(readers), settings, namer, hop_reader
+        self.judge = judge
         self.clocks = CaseClocks(self.search)
 
     def retrieve(self, question: str, top_k: int, expansions: Sequence[str] = (),
@@ -125,7 +128,7 @@ class InvestigateRetriever:
             add_reading(ex.rounds[0], split, split.why or "hops: " + " / ".join(hops), HopReader.name)
         if hops:
             inquiry.answered = self._follow_hops(question, hops, first.retrieval.ids, p, inquiry.mass, ex)
-        ranking = self._finish(question, inquiry, checks, first.retrieval.ids[:p.show], top_k, p, ex)
+        ranking = self._finish(question, inquiry, checks, first.retrieval.ids, top_k, p, ex)
         g, mass = self.graph, inquiry.mass
         ex.seeds = [Seed(node, round(1.0 / (r + 1), 6)) for r, nodes in enumerate(inquiry.seeds_by_round)
                     for node in dict.fromkeys(nodes)][:20]
@@ -204,11 +207,11 @@ class InvestigateRetriever:
                 return
         ex.rounds.append(round_record(pending, [], Reading(), [], f"the last of {p.steps} rounds", started))
 
-    def _finish(self, question: str, inquiry: Inquiry, checks: QuestionChecks, scene: list[str], top_k: int,
+    def _finish(self, question: str, inquiry: Inquiry, checks: QuestionChecks, walk: list[str], top_k: int,
                 p: InvestigateSettings, ex: Explanation) -> list[str]:
-        """The top k: the rounds' merge (or a restated step's ranking), then the title links and the checks the
-        question's form asks for, each a round of its own on the trail when it acts (``scene``: the question's own
-        best finds, where the suspect's opportunity is looked for)."""
+        """The top k: the rounds' merge (or a restated step's ranking), then the title links, the judge and the checks
+        the question's form asks for, each a round of its own on the trail when it acts (``walk``: the question's own
+        walk; its best ``show`` are the scene, where the suspect's opportunity is looked for)."""
         n = len(self.graph.passage_ids)
         ranking = final_ranking(inquiry.searches, inquiry.answered, inquiry.aside, p.merge, top_k, n)
         # the title links read the top k as listed, in trail order, so a later round's best find is among the first
@@ -216,12 +219,14 @@ class InvestigateRetriever:
         if p.title_links and top_k > p.show:
             ranking = self._title_links(ranking, p.show, ex, inquiry.mass if p.paragraphs_by_mass else None,
                                         p.names_as_written, p.link_chain)
+        if p.judge_places and self.judge is not None and top_k > p.show:
+            ranking = self._judged(question, ranking, walk[:p.judge_pool], p, ex)
         if p.check_suspect and self.namer is not None and asks_for_someone_by_conditions(question):
             before = len(ex.rounds)
             further = final_ranking(inquiry.searches, inquiry.answered, inquiry.aside, p.merge,
                                     max(top_k, p.suspect_reads), n) if p.suspect_beyond == "ranking" else []
             ranking = check_suspect(self.search, self.namer, question, ranking, further, p, inquiry.mass, ex,
-                                    scene=scene)
+                                    scene=walk[:p.show])
             inquiry.seeds_by_round += [r.seeds for r in ex.rounds[before:]]
         if checks.chain is not None:
             ranking = follow_chain(checks.chain, ranking, inquiry.mass, ex)
@@ -351,6 +356,29 @@ class InvestigateRetriever:
             ex.rounds.append(round_record(dict(number=len(ex.rounds) + 1, searched=[title[pid] for pid in added],
                                                seeds=[], added=added), [], Reading(), [], why, started))
         return linked
+
+    def _judged(self, question: str, ranking: list[str], walk: list[str], p: InvestigateSettings,
+                ex: Explanation) -> list[str]:
+        """The top k (``ranking``) with its places after the first ``show`` given to the candidates the judge weighs
+        most (the ranking's own there, then ``walk``'s; ties keep that order); a round of its own on the trail."""
+        assert self.judge is not None
+        started = time.perf_counter()
+        read = ranking[:p.show]
+        pool = [pid for pid in dict.fromkeys([*ranking[p.show:], *walk]) if pid not in read]
+        with ex.stage("judge places", f"{len(pool)} candidates, one question each", llm=True):
+            weighing = self.judge.weigh(question, self.search.in_sight(read, p.passage_chars),
+                                        self.search.in_sight(pool, p.passage_chars))
+        weight = dict(zip(pool, weighing.weights, strict=True))
+        judged = read + sorted(pool, key=lambda pid: -weight[pid])[:len(ranking) - p.show]
+        added = [pid for pid in judged if pid not in ranking]
+        why = f"the model weighed {len(pool)} candidates for the places after the passages read (best: " + \
+              ", ".join(f"{self.search.case.passage(pid).title} {weight[pid]:.2f}" for pid in judged[p.show:]) + ")"
+        reading = Reading(llm_calls=weighing.llm_calls, llm_ms=weighing.llm_ms)
+        record = round_record(dict(number=len(ex.rounds) + 1, searched=[], seeds=[], added=added), [], reading, [],
+                              why, started, self.judge.name)
+        record.reads = weighing.reads
+        ex.rounds.append(record)
+        return judged
 
     def _split(self, question: str, ex: Explanation) -> Reading:
         """``question``'s hops as the hop reader splits it (``Reading.sub_questions``; none: it does not split)."""

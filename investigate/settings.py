@@ -210,5 +210,12 @@ class InvestigateSettings:
                          "the steps, and those places go first to the passages an answer names by title, then to the "
                          "hops' finds")
 
+    # Candidate (CCCC), 2026-12-07 (the thirtieth session): docs/investigate-choices.md has its figures and verdict.
+    judge_places: bool = setting(False, "when the top k has room beyond the passages read, the model weighs each "
+                                 "candidate for those places (the loop's own there and the question's walk's best) "
+                                 "with one Yes/No question apiece, and the likeliest take them")
+    judge_pool: int = setting(10, "with judge_places, how many of the question's walk's best passages join the "
+                              "candidates", minimum=0, maximum=30)
+
 
 DEFAULTS = InvestigateSettings()

@@ -10,14 +10,16 @@ from kg import KNOWLEDGE_GRAPH
 from kg.walk import HippoConfig, HippoRAGRetriever
 from llm import OpenAIClient
 
+from .judge import Judge, PlaceJudge
 from .readers import MAX_HOPS, HopReader, LLMReader, Namer, Reader, StepReader, SuspectNamer, WalkReader
 from .retriever import InvestigateRetriever
 from .settings import InvestigateSettings
 
 PARAMS = params_of(InvestigateSettings)
-# one way of reading (the walk's leads), no reader to ask sub-questions, to judge what it read, to restate it or to
-# name a suspect
-LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer", "check_suspect", "hops")
+# one way of reading (the walk's leads), no reader to ask sub-questions, to judge what it read, to restate it, to
+# name a suspect or to weigh the places after it
+LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer", "check_suspect", "hops", "judge_places",
+              "judge_pool")
 LEADS = InvestigateSettings(reading="leads")   # the defaults of a loop whose only reader picks leads
 # The blind loop at its best, so the page shows what reading adds over following the graph, not over the walk at
 # settings chosen for a reader: of its looping configurations, trail merge with one lead and two rounds did best on
@@ -30,11 +32,13 @@ WALK_PARAMS = params_of(WALK, exclude=LEADS_ONLY)
 def build_with(readers_for: Callable[[BuildContext], Mapping[str, Reader]],
                settings: InvestigateSettings | None = None,
                namer_for: Callable[[BuildContext], Namer] | None = None,
-               hops_for: Callable[[BuildContext], HopReader] | None = None) -> Callable[
+               hops_for: Callable[[BuildContext], HopReader] | None = None,
+               judge_for: Callable[[BuildContext], Judge] | None = None) -> Callable[
                    [BuildContext, Mapping[str, Value]], InvestigateRetriever]:
     """A build whose loop reads with ``readers_for(ctx)``, a reader for each way of reading it offers (benchmarks
     plug in an oracle reader this way); ``settings``: the loop's defaults (a loop with only a leads reader reads
-    leads); ``namer_for``: who names a suspect (None: no one does, so none is checked)."""
+    leads); ``namer_for``: who names a suspect (None: no one does, so none is checked); ``hops_for``: who splits a
+    question into hops; ``judge_for``: who weighs the places after the passages read (None: no one, they stay)."""
     def build(ctx: BuildContext, params: Mapping[str, Value]) -> InvestigateRetriever:
         graph = ctx.shared(KNOWLEDGE_GRAPH).graph
         # The walk's own LLM fact filter stays off: the loop's reader is where the model reads.
@@ -42,7 +46,7 @@ def build_with(readers_for: Callable[[BuildContext], Mapping[str, Reader]],
         walker = HippoRAGRetriever(graph, ctx.embedder, HippoConfig(llm_filter=False), lexical=lexical)
         return InvestigateRetriever(graph, walker, lexical, ctx.case, readers_for(ctx),
                                     settings or InvestigateSettings(), namer_for(ctx) if namer_for else None,
-                                    hops_for(ctx) if hops_for else None)
+                                    hops_for(ctx) if hops_for else None, judge_for(ctx) if judge_for else None)
     return build
 
 
@@ -73,6 +77,11 @@ def llm_hops(ctx: BuildContext) -> HopReader:
     return HopReader(*_chat(ctx))
 
 
+def llm_judge(ctx: BuildContext) -> PlaceJudge:
+    """The run's chat model, weighing the places after the passages read."""
+    return PlaceJudge(*_chat(ctx))
+
+
 def loop_calls(values: Mapping[str, Value], top_k: int | None) -> int:
     """The most LLM calls the loop makes for a question (``top_k`` None: at any k). The reading is the strategy itself,
     so none of them is an optional LLM step a retrieval-only run turns off."""
@@ -80,15 +89,21 @@ def loop_calls(values: Mapping[str, Value], top_k: int | None) -> int:
     splits = values["hops"] is True and (top_k is None or top_k > int(values["show"]))
     # a read after every round but the last; with hops, the split and then either an answer for each hop but the last
     # (MAX_HOPS calls in all) or, a question that does not split, the reads as before
-    return suspect + (max(steps, MAX_HOPS) if splits else steps - 1)
+    reads = suspect + (max(steps, MAX_HOPS) if splits else steps - 1)
+    if values["judge_places"] is not True or (top_k is not None and top_k <= int(values["show"])):
+        return reads
+    # one question a candidate: the walk's best and the ranking's own places after the passages read (at any k, as
+    # many as the walk's)
+    own = top_k - int(values["show"]) if top_k is not None else int(values["judge_pool"])
+    return reads + int(values["judge_pool"]) + own
 
 
 INVESTIGATE = Strategy(
     "investigate", "Investigate", "Follows leads like a detective: the walk from the question, then a language model "
     "reads what was found and writes the next step to look up (or, reading by leads, picks the graph's leads), "
     "which the next walk starts from; it stops when a step only restates what it read.",
-    build_with(llm_readers, namer_for=llm_namer, hops_for=llm_hops), params=PARAMS, needs_llm=True, uses_triples=True,
-    products=(KNOWLEDGE_GRAPH, BM25_INDEX),
+    build_with(llm_readers, namer_for=llm_namer, hops_for=llm_hops, judge_for=llm_judge), params=PARAMS,
+    needs_llm=True, uses_triples=True, products=(KNOWLEDGE_GRAPH, BM25_INDEX),
     extra_llm_calls=loop_calls)
 INVESTIGATE_WALK = Strategy(
     "investigate-walk", "Investigate (walk reads)", "The same loop with no language model: each round follows the "

@@ -35,8 +35,10 @@ class StrategyResult:
 
     @property
     def llm_calls(self) -> int:
-        """LLM steps that ran for this answer (each one call; a reply served from the cache counts too)."""
-        return sum(1 for k in self.timings_ms if k in self.llm_stages)
+        """LLM steps that ran for this answer (each one call, but a round of several reads, a judge's, counts each; a
+        reply served from the cache counts too)."""
+        return sum(1 for k in self.timings_ms if k in self.llm_stages) + \
+            sum(r.reads - 1 for r in self.explanation.rounds if r.reads > 1)
 
     @property
     def llm_ms(self) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import email.utils
 import json
 import logging
+import math
 import random
 import socket
 import threading
@@ -43,6 +44,15 @@ class ChatResult:
     model: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached: bool = False
+    elapsed_ms: float = 0.0
+
+
+@dataclass
+class Verdict:
+    """A Yes/No question's answer as a share: how much of the model's weight on "yes" or "no" went to "yes"."""
+    yes: float           # 0.5 when the reply is neither
+    model: str
     cached: bool = False
     elapsed_ms: float = 0.0
 
@@ -193,6 +203,33 @@ class OpenAIClient:
         if use_cache and self.cache is not None and text and (accept is None or accept(text)):
             self.cache.put_chat(key, {"text": text})
         return result
+
+    def yes_share(self, messages: list[Message], *, model: str, use_cache: bool = True) -> Verdict:
+        """One token's answer to a Yes/No question, as the share of "yes" in the model's weight on yes and no among
+        its ten likeliest first tokens (the server's logprobs). A server that sends no logprobs is read by its text:
+        1.0 for yes, 0.0 for no, 0.5 for anything else."""
+        self.check_model(model)
+        key = cache_key("yes", self.cache_namespace, model, messages, self.extra_body)
+        if use_cache and self.cache is not None:
+            hit = self.cache.get_chat(key)
+            if hit is not None and isinstance(hit.get("yes"), float):
+                self.usage.add(cache_hits=1)
+                return Verdict(hit["yes"], model, cached=True)
+        payload: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": 1, "temperature": 0.0,
+                                   "logprobs": True, "top_logprobs": 10, **self.extra_body}
+        started = time.perf_counter()
+        body = self._request("POST", "/chat/completions", payload, model=model)
+        elapsed = (time.perf_counter() - started) * 1000
+        yes = _yes_share(body)
+        if yes is None:
+            said = self._message_text(body, model).strip().lower()
+            yes = 1.0 if said.startswith("yes") else 0.0 if said.startswith("no") else 0.5
+        usage: dict = body["usage"] if isinstance(body, dict) and isinstance(body.get("usage"), dict) else {}
+        self.usage.add(chat_calls=1, prompt_tokens=_count(usage.get("prompt_tokens")),
+                       completion_tokens=_count(usage.get("completion_tokens")))
+        if use_cache and self.cache is not None:
+            self.cache.put_chat(key, {"text": f"{yes:.6f}", "yes": yes})
+        return Verdict(yes, model, elapsed_ms=elapsed)
 
     def embed(self, texts: list[str], *, model: str, batch_size: int = 64) -> np.ndarray:
         """Embeddings for ``texts`` as an (n, d) float32 array, L2-normalized."""
@@ -454,6 +491,18 @@ def _sse_event(data: bytes, url: str, model: str) -> dict:
     if isinstance(event.get("error"), dict):
         raise BadResponse(f"the server stopped the reply: {_server_message(data.decode())}", url=url, model=model)
     return event
+
+
+def _yes_share(body: Any) -> float | None:
+    """The share of "yes" in a reply's first-token weight on yes and no; None when the reply carries no logprobs."""
+    try:
+        top = body["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+        weights = {str(t["token"]): float(t["logprob"]) for t in top}
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    yes = sum(math.exp(lp) for token, lp in weights.items() if token.strip().lower() == "yes")
+    no = sum(math.exp(lp) for token, lp in weights.items() if token.strip().lower() == "no")
+    return yes / (yes + no) if yes + no > 0 else 0.5
 
 
 def _delta(event: dict) -> tuple[str, bool]:

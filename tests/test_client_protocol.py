@@ -305,3 +305,32 @@ def test_a_damaged_gzip_body_is_not_called_an_unreachable_server(fault_server):
     with pytest.raises(BadResponse, match="could not be decoded") as err:
         client_for(fault_server, max_retries=0).chat(ASK, model="m1")
     assert not isinstance(err.value, ServerUnavailable)
+
+
+def _first_token(top: dict[str, float], text: str = "Yes") -> dict:
+    """A chat reply whose first token's ten likeliest carry ``top`` (token -> logprob)."""
+    body = chat_body(content=text)
+    body["choices"][0]["logprobs"] = {"content": [{"token": text, "logprob": -0.1, "top_logprobs": [
+        {"token": token, "logprob": lp} for token, lp in top.items()]}]}
+    return body
+
+
+def test_a_yes_or_no_is_read_as_the_share_of_yes_and_cached(fault_server, tmp_path):
+    import math
+
+    from llm.cache import ResponseCache
+    fault_server.script = [reply(200, _first_token({"Yes": math.log(0.6), " yes": math.log(0.1), "No": math.log(0.1),
+                                                    "Maybe": math.log(0.2)}))]
+    c = client_for(fault_server, cache=ResponseCache(tmp_path / "r.sqlite"))
+    verdict = c.yes_share(ASK, model="m1")
+    assert verdict.yes == pytest.approx(0.7 / 0.8) and not verdict.cached   # "Maybe" is neither
+    sent = fault_server.requests[0][2]
+    assert sent["logprobs"] is True and sent["max_tokens"] == 1 and sent["temperature"] == 0.0
+    again = c.yes_share(ASK, model="m1")
+    assert again.cached and again.yes == pytest.approx(verdict.yes) and len(fault_server.requests) == 1
+
+
+@pytest.mark.parametrize("text, yes", [("No.", 0.0), ("Yes", 1.0), ("Perhaps", 0.5)])
+def test_a_server_without_logprobs_is_read_by_its_words(fault_server, text, yes):
+    fault_server.script = [reply(200, chat_body(content=text))]
+    assert client_for(fault_server).yes_share(ASK, model="m1").yes == yes
