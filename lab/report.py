@@ -210,8 +210,8 @@ def explanation_lines(name: str, ex: dict, top: int = 5) -> list[str]:
 
 def round_text(r: dict) -> str:
     """One round of a trail in a line: what it searched, what it added, what it chose next and why."""
-    text = f"searched {'; '.join(map(_cell, r['searched']))}; added " \
-           f"{', '.join(map(_cell, r['added'])) or 'nothing new'}"
+    searched = f"searched {'; '.join(map(_cell, r['searched']))}; " if r["searched"] else ""   # a judge searches none
+    text = f"{searched}added {', '.join(map(_cell, r['added'])) or 'nothing new'}"
     if r.get("set_aside"):
         text += f"; set aside (read, no help): {', '.join(map(_cell, r['set_aside']))}"
     if r["chosen"] or r["sub_questions"]:

@@ -1015,6 +1015,7 @@ def test_the_judge_gives_the_places_after_the_passages_read_to_the_candidates_it
     assert r.ids[:3] == walk.ids[:3] and r.ids[3] == liked and len(r.ids) == 5
     judged = r.explanation.rounds[-1]
     assert judged.reader == "llm" and judged.reads == len(prompts) == judged.llm_calls
+    assert round_text(asdict(judged)).startswith("added nothing new (the model weighed")   # it moved the fifth up
     assert 2 <= len(prompts) <= len(DOCS) - 3   # each passage outside the 3 read, at most once
     assert all(QUESTION in p and p.count("<passage") == 4 for p in prompts)   # the 3 read and the candidate
     assert [s.llm for s in r.explanation.stages if s.name == "judge places"] == [True]
