@@ -360,7 +360,8 @@ class InvestigateRetriever:
     def _judged(self, question: str, ranking: list[str], walk: list[str], p: InvestigateSettings,
                 ex: Explanation) -> list[str]:
         """The top k (``ranking``) with its places after the first ``show`` given to the candidates the judge weighs
-        most (the ranking's own there, then ``walk``'s; ties keep that order); a round of its own on the trail."""
+        most (the ranking's own there, weighed ``judge_margin`` more, then ``walk``'s; ties keep that order); a round
+        of its own on the trail."""
         assert self.judge is not None
         started = time.perf_counter()
         read = ranking[:p.show]
@@ -368,11 +369,13 @@ class InvestigateRetriever:
         with ex.stage("judge places", f"{len(pool)} candidates, one question each", llm=True):
             weighing = self.judge.weigh(question, self.search.in_sight(read, p.passage_chars),
                                         self.search.in_sight(pool, p.passage_chars))
-        weight = dict(zip(pool, weighing.weights, strict=True))
+        share = dict(zip(pool, weighing.weights, strict=True))
+        own = set(ranking[p.show:])
+        weight = {pid: w + (p.judge_margin if pid in own else 0.0) for pid, w in share.items()}
         judged = read + sorted(pool, key=lambda pid: -weight[pid])[:len(ranking) - p.show]
         added = [pid for pid in judged if pid not in ranking]
         why = f"the model weighed {len(pool)} candidates for the places after the passages read (best: " + \
-              ", ".join(f"{self.search.case.passage(pid).title} {weight[pid]:.2f}" for pid in judged[p.show:]) + ")"
+              ", ".join(f"{self.search.case.passage(pid).title} {share[pid]:.2f}" for pid in judged[p.show:]) + ")"
         reading = Reading(llm_calls=weighing.llm_calls, llm_ms=weighing.llm_ms)
         record = round_record(dict(number=len(ex.rounds) + 1, searched=[], seeds=[], added=added), [], reading, [],
                               why, started, self.judge.name)

@@ -216,6 +216,9 @@ class InvestigateSettings:
                                  "with one Yes/No question apiece, and the likeliest take them")
     judge_pool: int = setting(10, "with judge_places, how many of the question's walk's best passages join the "
                               "candidates", minimum=0, maximum=30)
+    judge_margin: float = setting(0.0, "with judge_places, how much more the top k's own passages in those places "
+                                  "weigh: another candidate takes a place only if the model weighs it this much "
+                                  "higher (0 to 1, a share of yes)", minimum=0.0, maximum=1.0)
 
 
 DEFAULTS = InvestigateSettings()

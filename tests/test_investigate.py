@@ -1023,6 +1023,11 @@ def test_the_judge_gives_the_places_after_the_passages_read_to_the_candidates_it
     assert cost.llm_calls == len(prompts)   # one call a candidate, not one for the stage
     asked = len(prompts)
     assert loop(5, judge, judge_places=False).ids == walk.ids and len(prompts) == asked   # off: not asked
+    # a passage from beyond the top 5 takes a place, unless the top 5's own are weighed a margin more than it
+    beyond = next(d["id"] for d in DOCS if d["id"] not in walk.ids)   # a candidate: the walk ranks every passage
+    outside, _ = _judge(fault_server, case.passage(beyond).text)
+    assert loop(5, outside, judge_places=True).ids[3] == beyond
+    assert loop(5, outside, judge_places=True, judge_margin=0.8).ids == walk.ids
 
 
 def test_evidence_cannot_close_its_fence():
