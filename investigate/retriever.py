@@ -24,7 +24,9 @@ the tail.
 
 With ``hops`` (off) and places beyond the passages read, the model first splits the question into a chain of simple
 questions ("Who directed X?", "Where did #1 die?"); a chain is searched hop by hop instead of the steps, each hop's
-answer read from its finds and put in place, and what the hops found fills those places.
+answer read from its finds and put in place, and what the hops found fills those places. With ``judge_places`` (off)
+the model then weighs each candidate for those places (``judge.py``): the top k's own there, ``judge_margin`` ahead,
+and the question's walk's best.
 
 Three kinds of question get a check of their own after the loop (``InvestigateSettings``; each check sits beside
 the question form it knows, in ``suspects.py``, ``ties.py`` and ``windows.py``): one that asks who meets
