@@ -19,7 +19,7 @@ PARAMS = params_of(InvestigateSettings)
 # one way of reading (the walk's leads), no reader to ask sub-questions, to judge what it read, to restate it, to
 # name a suspect or to weigh the places after it
 LEADS_ONLY = ("reading", "sub_questions", "set_aside", "after_answer", "check_suspect", "hops", "judge_places",
-              "judge_pool")
+              "judge_pool", "judge_margin")
 LEADS = InvestigateSettings(reading="leads")   # the defaults of a loop whose only reader picks leads
 # The blind loop at its best, so the page shows what reading adds over following the graph, not over the walk at
 # settings chosen for a reader: of its looping configurations, trail merge with one lead and two rounds did best on
