@@ -192,14 +192,9 @@ class OpenAIClient:
             log.warning("%s sent %d characters for max_tokens=%d; kept the first %d", self.base_url, len(text),
                         max_tokens, limit)
             text = text[:limit]
-        reply: dict = body if isinstance(body, dict) else {}
-        usage: dict = reply["usage"] if isinstance(reply.get("usage"), dict) else {}
-        details: dict = usage["prompt_tokens_details"] if isinstance(usage.get("prompt_tokens_details"), dict) else {}
-        result = ChatResult(text=text, model=model, prompt_tokens=_count(usage.get("prompt_tokens")),
-                            completion_tokens=_count(usage.get("completion_tokens")), elapsed_ms=elapsed)
-        self.usage.add(chat_calls=1, prompt_tokens=result.prompt_tokens,
-                       cached_prompt_tokens=_count(details.get("cached_tokens")),
-                       completion_tokens=result.completion_tokens)
+        prompt_tokens, completion_tokens = self._count_call(body)
+        result = ChatResult(text=text, model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                            elapsed_ms=elapsed)
         if use_cache and self.cache is not None and text and (accept is None or accept(text)):
             self.cache.put_chat(key, {"text": text})
         return result
@@ -224,9 +219,7 @@ class OpenAIClient:
         if yes is None:
             said = self._message_text(body, model).strip().lower()
             yes = 1.0 if said.startswith("yes") else 0.0 if said.startswith("no") else 0.5
-        usage: dict = body["usage"] if isinstance(body, dict) and isinstance(body.get("usage"), dict) else {}
-        self.usage.add(chat_calls=1, prompt_tokens=_count(usage.get("prompt_tokens")),
-                       completion_tokens=_count(usage.get("completion_tokens")))
+        self._count_call(body)
         if use_cache and self.cache is not None:
             self.cache.put_chat(key, {"text": f"{yes:.6f}", "yes": yes})
         return Verdict(yes, model, elapsed_ms=elapsed)
@@ -260,6 +253,16 @@ class OpenAIClient:
                                 url=self.base_url, model=model)
 
     # -- internals ----------------------------------------------------------------------------
+    def _count_call(self, body: Any) -> tuple[int, int]:
+        """One chat call in ``usage``, its tokens as the reply's usage says; (prompt, completion) tokens."""
+        reply: dict = body if isinstance(body, dict) else {}
+        usage: dict = reply["usage"] if isinstance(reply.get("usage"), dict) else {}
+        details: dict = usage["prompt_tokens_details"] if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+        prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+        self.usage.add(chat_calls=1, prompt_tokens=prompt, cached_prompt_tokens=_count(details.get("cached_tokens")),
+                       completion_tokens=completion)
+        return prompt, completion
+
     def _models(self) -> list[str]:
         with self._lock:
             if self._known_models is None:

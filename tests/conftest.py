@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -114,6 +115,14 @@ def chat_body(content=None, reasoning=None) -> dict:
     if reasoning is not None:
         message["reasoning_content"] = reasoning
     return {"choices": [{"index": 0, "message": message}], "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
+
+
+def first_token_body(text: str, top: dict[str, float]) -> dict:
+    """A chat reply of ``text`` whose first token's likeliest carry ``top`` (token -> probability) as logprobs."""
+    body = chat_body(content=text)
+    body["choices"][0]["logprobs"] = {"content": [{"token": text, "logprob": -0.1, "top_logprobs": [
+        {"token": token, "logprob": math.log(p)} for token, p in top.items()]}]}
+    return body
 
 
 @pytest.fixture

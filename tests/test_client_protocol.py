@@ -6,7 +6,7 @@ import pytest
 
 from llm import AuthenticationFailed, BadResponse, LLMError, ModelNotFound, OpenAIClient, RequestTimeout, ServerUnavailable
 
-from conftest import bad_gzip, chat_body, reply
+from conftest import bad_gzip, chat_body, first_token_body, reply
 
 MODELS = {"data": [{"id": "m1"}, {"id": "m2"}]}
 ASK = [{"role": "user", "content": "hi"}]
@@ -307,20 +307,9 @@ def test_a_damaged_gzip_body_is_not_called_an_unreachable_server(fault_server):
     assert not isinstance(err.value, ServerUnavailable)
 
 
-def _first_token(top: dict[str, float], text: str = "Yes") -> dict:
-    """A chat reply whose first token's ten likeliest carry ``top`` (token -> logprob)."""
-    body = chat_body(content=text)
-    body["choices"][0]["logprobs"] = {"content": [{"token": text, "logprob": -0.1, "top_logprobs": [
-        {"token": token, "logprob": lp} for token, lp in top.items()]}]}
-    return body
-
-
 def test_a_yes_or_no_is_read_as_the_share_of_yes_and_cached(fault_server, tmp_path):
-    import math
-
     from llm.cache import ResponseCache
-    fault_server.script = [reply(200, _first_token({"Yes": math.log(0.6), " yes": math.log(0.1), "No": math.log(0.1),
-                                                    "Maybe": math.log(0.2)}))]
+    fault_server.script = [reply(200, first_token_body("Yes", {"Yes": 0.6, " yes": 0.1, "No": 0.1, "Maybe": 0.2}))]
     c = client_for(fault_server, cache=ResponseCache(tmp_path / "r.sqlite"))
     verdict = c.yes_share(ASK, model="m1")
     assert verdict.yes == pytest.approx(0.7 / 0.8) and not verdict.cached   # "Maybe" is neither

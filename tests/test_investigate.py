@@ -23,7 +23,7 @@ from lab.results import StrategyResult
 from lab.runner import Lab, RunConfig
 from llm import OpenAIClient, Settings, embedder_only
 
-from conftest import chat_body, reply
+from conftest import chat_body, first_token_body, reply
 from helpers import make_case
 
 # The van's plate bridges the sighting (N1) to its owner (N2); nothing in the question names the owner or plate.
@@ -988,10 +988,7 @@ def _judge(fault_server, liked: str) -> tuple[PlaceJudge, list[str]]:
         prompt = req["messages"][-1]["content"]
         prompts.append(prompt)
         yes = 0.9 if liked in prompt.split("Candidate passage:", 1)[1] else 0.2
-        body = chat_body("Yes" if yes > 0.5 else "No")
-        body["choices"][0]["logprobs"] = {"content": [{"token": "Yes", "logprob": -0.1, "top_logprobs": [
-            {"token": "Yes", "logprob": float(np.log(yes))}, {"token": "No", "logprob": float(np.log(1 - yes))}]}]}
-        reply(200, body)(h, req)
+        reply(200, first_token_body("Yes" if yes > 0.5 else "No", {"Yes": yes, "No": 1 - yes}))(h, req)
 
     return PlaceJudge(loopback(fault_server, handler), "m"), prompts
 
